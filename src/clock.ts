@@ -1,0 +1,34 @@
+// The one clock everything time-based reads: rate windows, token expiry, nonces, the scheduler.
+// In testnet with TASKGATE_TEST_CLOCK=1 an admin can move it forward (decisions.md §13); the
+// offset is persisted so it survives a restart.
+import type { Database } from 'bun:sqlite'
+
+type AdvanceListener = (now: number) => void | Promise<void>
+
+export class Clock {
+  private offsetMs = 0
+  private listeners: AdvanceListener[] = []
+
+  constructor(private sqlite?: Database) {
+    const row = sqlite?.query("SELECT value FROM meta WHERE key = 'clock.offsetMs'").get() as { value: string } | null
+    if (row) this.offsetMs = Number(row.value) || 0
+  }
+
+  now(): number { return Date.now() + this.offsetMs }
+  date(): Date { return new Date(this.now()) }
+  iso(): string { return new Date(this.now()).toISOString() }
+  offset(): number { return this.offsetMs }
+
+  onAdvance(fn: AdvanceListener): void { this.listeners.push(fn) }
+
+  /** Moves the clock forward by `ms` and waits for every listener (e.g. the scheduler) to catch up. */
+  async advance(ms: number): Promise<number> {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward')
+    this.offsetMs += ms
+    this.sqlite?.query("INSERT INTO meta (key, value) VALUES ('clock.offsetMs', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(this.offsetMs))
+    for (const fn of this.listeners) await fn(this.now())
+    return this.now()
+  }
+}
+
+export const isoOrNull = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString())

@@ -1,0 +1,187 @@
+// Configuration: flags > environment (TASKGATE_*) > taskgate.toml in the data dir > defaults.
+// Every setting is declared once in SETTINGS; the loader, the README table and `taskgate config`
+// all read that list.
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parse as parseToml } from 'smol-toml'
+
+export type Tier = 'FREE' | 'PRO' | 'ENTERPRISE'
+export const TIERS: readonly Tier[] = ['FREE', 'PRO', 'ENTERPRISE']
+
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'json'
+interface Setting {
+  key: string // dotted path, also the TOML path ([server] port = …)
+  env: string
+  flag?: string
+  kind: Kind
+  def: unknown | ((c: Record<string, unknown>) => unknown)
+  doc: string
+}
+
+export const SETTINGS: Setting[] = [
+  { key: 'dataDir', env: 'TASKGATE_DATA_DIR', flag: 'data-dir', kind: 'string', def: './data', doc: 'Data directory (database, IPFS blocks, keys).' },
+  { key: 'server.port', env: 'TASKGATE_PORT', flag: 'port', kind: 'int', def: 8787, doc: 'HTTP port (0 = pick a free one).' },
+  { key: 'server.host', env: 'TASKGATE_HOST', flag: 'host', kind: 'string', def: '127.0.0.1', doc: 'Interface to listen on (0.0.0.0 for all).' },
+  { key: 'server.publicUrl', env: 'TASKGATE_PUBLIC_URL', kind: 'string', def: '', doc: 'Base URL users reach the service at (default http://host:port).' },
+  { key: 'server.jsonBodyLimit', env: 'TASKGATE_JSON_BODY_LIMIT', kind: 'int', def: 1024 * 1024, doc: 'Largest JSON request body in bytes.' },
+  { key: 'server.uploadBodyLimit', env: 'TASKGATE_UPLOAD_BODY_LIMIT', kind: 'int', def: 10 * 1024 * 1024, doc: 'Largest upload (multipart) body in bytes.' },
+  { key: 'phase', env: 'TASKGATE_PHASE', kind: 'string', def: 'testnet', doc: 'Network phase: testnet or live.' },
+  { key: 'log.level', env: 'TASKGATE_LOG_LEVEL', flag: 'log-level', kind: 'string', def: 'info', doc: 'pino log level (trace … fatal, silent).' },
+  { key: 'auth.signup', env: 'TASKGATE_SIGNUP', kind: 'bool', def: (c) => c.phase !== 'live', doc: 'Open sign-up (default: on in testnet, off in live).' },
+  { key: 'auth.tokenTtlSeconds', env: 'TASKGATE_TOKEN_TTL_SECONDS', kind: 'int', def: 12 * 3600, doc: 'Bearer token lifetime.' },
+  { key: 'auth.loginAttemptsPerMinute', env: 'TASKGATE_LOGIN_ATTEMPTS_PER_MINUTE', kind: 'int', def: 10, doc: 'Failed-login budget per login and client address.' },
+  { key: 'github.clientId', env: 'TASKGATE_GITHUB_CLIENT_ID', kind: 'string', def: '', doc: 'GitHub OAuth app client id (enables GitHub login).' },
+  { key: 'github.clientSecret', env: 'TASKGATE_GITHUB_CLIENT_SECRET', kind: 'string', def: '', doc: 'GitHub OAuth app client secret.' },
+  { key: 'github.webUrl', env: 'TASKGATE_GITHUB_WEB_URL', kind: 'string', def: 'https://github.com', doc: 'GitHub web base URL (authorize and token endpoints).' },
+  { key: 'github.apiUrl', env: 'TASKGATE_GITHUB_API_URL', kind: 'string', def: 'https://api.github.com', doc: 'GitHub API base URL.' },
+  { key: 'metrics.token', env: 'TASKGATE_METRICS_TOKEN', kind: 'string', def: '', doc: 'When set, /metrics requires `Authorization: Bearer <token>`.' },
+  { key: 'testClock', env: 'TASKGATE_TEST_CLOCK', kind: 'bool', def: false, doc: 'Enable the admin test clock (testnet only).' },
+  { key: 'tiers.free.monthlyCredits', env: 'TASKGATE_TIERS_FREE_MONTHLY_CREDITS', kind: 'int', def: 100, doc: 'Monthly credit allocation, FREE.' },
+  { key: 'tiers.pro.monthlyCredits', env: 'TASKGATE_TIERS_PRO_MONTHLY_CREDITS', kind: 'int', def: 1000, doc: 'Monthly credit allocation, PRO.' },
+  { key: 'tiers.enterprise.monthlyCredits', env: 'TASKGATE_TIERS_ENTERPRISE_MONTHLY_CREDITS', kind: 'int', def: 10000, doc: 'Monthly credit allocation, ENTERPRISE.' },
+  { key: 'tiers.pro.priceMonthlyUsd', env: 'TASKGATE_TIERS_PRO_PRICE_MONTHLY_USD', kind: 'number', def: 15, doc: 'Advertised PRO price per month (USD).' },
+  { key: 'credits.topUpPacks', env: 'TASKGATE_CREDITS_TOP_UP_PACKS', kind: 'json', def: [{ credits: 500, priceUsd: 5 }, { credits: 2000, priceUsd: 15 }, { credits: 10000, priceUsd: 50 }], doc: 'Top-up packs (JSON array of {credits, priceUsd}).' },
+  { key: 'leaderboard.pioneer.taskPoints', env: 'TASKGATE_PIONEER_TASK_POINTS', kind: 'int', def: 25, doc: 'Pioneer points per completed task.' },
+  { key: 'leaderboard.pioneer.explorerThreshold', env: 'TASKGATE_PIONEER_EXPLORER_THRESHOLD', kind: 'int', def: 500, doc: 'Points for the Explorer badge.' },
+  { key: 'leaderboard.pioneer.founderThreshold', env: 'TASKGATE_PIONEER_FOUNDER_THRESHOLD', kind: 'int', def: 25000, doc: 'Points for the Founder badge.' },
+]
+
+export interface TierLimits { keys: number | null; agents: number | null; defaultRpm: number; maxRpm: number }
+// Fixed by decisions.md §3 and §13; published through /api/v1/config/public.
+export const TIER_LIMITS: Record<Tier, TierLimits> = {
+  FREE: { keys: 3, agents: 3, defaultRpm: 60, maxRpm: 60 },
+  PRO: { keys: 25, agents: 50, defaultRpm: 600, maxRpm: 6000 },
+  ENTERPRISE: { keys: null, agents: null, defaultRpm: 6000, maxRpm: 1_000_000 },
+}
+
+export interface Config {
+  dataDir: string
+  port: number
+  host: string
+  publicUrl: string
+  jsonBodyLimit: number
+  uploadBodyLimit: number
+  phase: 'testnet' | 'live'
+  logLevel: string
+  signup: boolean
+  tokenTtlSeconds: number
+  loginAttemptsPerMinute: number
+  github: { clientId: string; clientSecret: string; webUrl: string; apiUrl: string; enabled: boolean }
+  metricsToken: string
+  testClock: boolean
+  monthlyCredits: Record<Tier, number>
+  proPriceMonthlyUsd: number
+  topUpPacks: { credits: number; priceUsd: number }[]
+  pioneer: { taskPoints: number; explorerThreshold: number; founderThreshold: number }
+}
+
+export class ConfigError extends Error {}
+
+function coerce(s: Setting, raw: unknown, source: string): unknown {
+  const bad = () => new ConfigError(`${s.key} (${source}): expected ${s.kind}, got ${JSON.stringify(raw)}`)
+  if (s.kind === 'string') return String(raw)
+  if (s.kind === 'int' || s.kind === 'number') {
+    const n = typeof raw === 'number' ? raw : Number(String(raw).trim())
+    if (!Number.isFinite(n) || (s.kind === 'int' && !Number.isInteger(n))) throw bad()
+    return n
+  }
+  if (s.kind === 'bool') {
+    if (typeof raw === 'boolean') return raw
+    const v = String(raw).trim().toLowerCase()
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true
+    if (['0', 'false', 'no', 'off', ''].includes(v)) return false
+    throw bad()
+  }
+  if (typeof raw !== 'string') return raw
+  try { return JSON.parse(raw) } catch { throw bad() }
+}
+
+function getPath(obj: Record<string, unknown>, path: string): unknown {
+  let cur: unknown = obj
+  for (const part of path.split('.')) {
+    if (cur == null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[part]
+  }
+  return cur
+}
+
+/** Parses `--name value` / `--name=value` / `--flag` style arguments. */
+export function parseFlags(argv: string[]): { flags: Record<string, string | true>; positional: string[] } {
+  const flags: Record<string, string | true> = {}
+  const positional: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (!a.startsWith('--')) { positional.push(a); continue }
+    const eq = a.indexOf('=')
+    if (eq > 0) { flags[a.slice(2, eq)] = a.slice(eq + 1); continue }
+    const next = argv[i + 1]
+    if (next !== undefined && !next.startsWith('--')) { flags[a.slice(2)] = next; i++ } else flags[a.slice(2)] = true
+  }
+  return { flags, positional }
+}
+
+export function loadConfig(flags: Record<string, string | true> = {}, env: Record<string, string | undefined> = process.env): Config {
+  const flat: Record<string, unknown> = {}
+  const pick = (s: Setting): unknown => {
+    if (s.flag && flags[s.flag] !== undefined) return coerce(s, flags[s.flag], `--${s.flag}`)
+    if (env[s.env] !== undefined && env[s.env] !== '') return coerce(s, env[s.env], s.env)
+    return undefined
+  }
+  // The data dir decides where taskgate.toml lives, so it is resolved first.
+  const dataDirSetting = SETTINGS[0]!
+  flat.dataDir = resolve(String(pick(dataDirSetting) ?? dataDirSetting.def))
+  const tomlPath = join(flat.dataDir as string, 'taskgate.toml')
+  let toml: Record<string, unknown> = {}
+  if (existsSync(tomlPath)) {
+    try { toml = parseToml(readFileSync(tomlPath, 'utf8')) as Record<string, unknown> } catch (e) {
+      throw new ConfigError(`${tomlPath}: ${(e as Error).message}`)
+    }
+  }
+  for (const s of SETTINGS.slice(1)) {
+    let v = pick(s)
+    if (v === undefined) { const t = getPath(toml, s.key); if (t !== undefined) v = coerce(s, t, tomlPath) }
+    if (v === undefined) v = typeof s.def === 'function' ? (s.def as (c: Record<string, unknown>) => unknown)(flat) : s.def
+    flat[s.key] = v
+  }
+  const phase = flat.phase
+  if (phase !== 'testnet' && phase !== 'live') throw new ConfigError(`phase: expected testnet or live, got ${JSON.stringify(phase)}`)
+  const port = flat['server.port'] as number
+  if (port < 0 || port > 65535) throw new ConfigError(`server.port: ${port} is out of range`)
+  const packs = flat['credits.topUpPacks']
+  if (!Array.isArray(packs) || !packs.every((p) => typeof p?.credits === 'number' && typeof p?.priceUsd === 'number'))
+    throw new ConfigError('credits.topUpPacks: expected an array of {credits, priceUsd}')
+  const gh = { clientId: flat['github.clientId'] as string, clientSecret: flat['github.clientSecret'] as string }
+  return {
+    dataDir: flat.dataDir as string,
+    port,
+    host: flat['server.host'] as string,
+    publicUrl: (flat['server.publicUrl'] as string).replace(/\/+$/, ''),
+    jsonBodyLimit: flat['server.jsonBodyLimit'] as number,
+    uploadBodyLimit: flat['server.uploadBodyLimit'] as number,
+    phase,
+    logLevel: flat['log.level'] as string,
+    signup: flat['auth.signup'] as boolean,
+    tokenTtlSeconds: flat['auth.tokenTtlSeconds'] as number,
+    loginAttemptsPerMinute: flat['auth.loginAttemptsPerMinute'] as number,
+    github: {
+      ...gh,
+      webUrl: (flat['github.webUrl'] as string).replace(/\/+$/, ''),
+      apiUrl: (flat['github.apiUrl'] as string).replace(/\/+$/, ''),
+      enabled: gh.clientId !== '' && gh.clientSecret !== '',
+    },
+    metricsToken: flat['metrics.token'] as string,
+    testClock: (flat.testClock as boolean) && phase === 'testnet',
+    monthlyCredits: {
+      FREE: flat['tiers.free.monthlyCredits'] as number,
+      PRO: flat['tiers.pro.monthlyCredits'] as number,
+      ENTERPRISE: flat['tiers.enterprise.monthlyCredits'] as number,
+    },
+    proPriceMonthlyUsd: flat['tiers.pro.priceMonthlyUsd'] as number,
+    topUpPacks: packs as Config['topUpPacks'],
+    pioneer: {
+      taskPoints: flat['leaderboard.pioneer.taskPoints'] as number,
+      explorerThreshold: flat['leaderboard.pioneer.explorerThreshold'] as number,
+      founderThreshold: flat['leaderboard.pioneer.founderThreshold'] as number,
+    },
+  }
+}

@@ -1,0 +1,46 @@
+// The one SQLite database of the service: WAL, busy timeout, foreign keys, embedded migrations.
+// Transactions are always synchronous callbacks (an async callback commits at its first await).
+import { Database } from 'bun:sqlite'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { join } from 'node:path'
+import * as schema from './schema'
+import { journalEntries, sqlByTag } from './migrations'
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+
+export function openDatabase(path: string): Database {
+  const sqlite = new Database(path, { create: true, strict: true })
+  sqlite.run('PRAGMA journal_mode = WAL')
+  sqlite.run('PRAGMA synchronous = NORMAL')
+  sqlite.run('PRAGMA busy_timeout = 5000')
+  sqlite.run('PRAGMA foreign_keys = ON')
+  return sqlite
+}
+
+export function migrate(db: Db): number {
+  const migrations = journalEntries.map((e) => {
+    const text = sqlByTag[e.tag]
+    if (text === undefined) throw new Error(`migration ${e.tag} is in the journal but not embedded (src/db/migrations.ts)`)
+    return {
+      sql: text.split('--> statement-breakpoint'),
+      bps: e.breakpoints,
+      folderMillis: e.when,
+      hash: new Bun.CryptoHasher('sha256').update(text).digest('hex'),
+    }
+  })
+  const before = countApplied(db.$client)
+  // Same code path as drizzle-orm/bun-sqlite/migrator, fed from embedded files.
+  ;(db as unknown as { dialect: { migrate: Function }; session: unknown }).dialect.migrate(migrations, (db as unknown as { session: unknown }).session, { migrationsFolder: '(embedded)' })
+  return countApplied(db.$client) - before
+}
+
+function countApplied(sqlite: Database): number {
+  const t = sqlite.query("SELECT name FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get()
+  if (!t) return 0
+  return (sqlite.query('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n
+}
+
+export function openDb(dataDir: string): Db {
+  const sqlite = openDatabase(join(dataDir, 'taskgate.db'))
+  return drizzle({ client: sqlite, schema }) as Db
+}

@@ -1,0 +1,11 @@
+// SQL migrations embedded in the build (text imports work the same under `bun run` and in the
+// compiled binary). Add one import per file that drizzle-kit generates; test/unit/migrations.test.ts
+// fails when a file in migrations/ is missing here.
+import journal from '../../migrations/meta/_journal.json'
+import m0000 from '../../migrations/0000_init.sql' with { type: 'text' }
+
+export const sqlByTag: Record<string, string> = {
+  '0000_init': m0000,
+}
+
+export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

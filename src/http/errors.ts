@@ -1,0 +1,47 @@
+// RFC 9457 problem+json: the only error shape the service answers with (decisions.md §4).
+export interface FieldError { path: string; message: string }
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 413: 'Content Too Large',
+  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+}
+
+export class ProblemError extends Error {
+  constructor(
+    public status: number,
+    public code: string,
+    public detail: string,
+    public extra: Record<string, unknown> = {},
+    public headers: Record<string, string> = {},
+  ) {
+    super(detail)
+  }
+}
+
+export const badRequest = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(400, code, detail, extra)
+export const unauthorized = (code: string, detail: string) =>
+  new ProblemError(401, code, detail, {}, { 'www-authenticate': 'Bearer realm="taskgate", ApiKey header="x-api-key"' })
+export const forbidden = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(403, code, detail, extra)
+export const notFound = (what = 'resource') => new ProblemError(404, 'NOT_FOUND', `${what} not found`)
+export const conflict = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(409, code, detail, extra)
+
+export function problemBody(status: number, code: string, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
+  return {
+    type: `urn:taskgate:problem:${code.toLowerCase()}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    requestId,
+    ...extra,
+  }
+}
+
+export function problemResponse(status: number, code: string, detail: string, requestId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problemBody(status, code, detail, requestId, extra)), {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, ...headers },
+  })
+}

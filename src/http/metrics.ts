@@ -1,0 +1,50 @@
+// Prometheus text exposition: request counter and latency histogram by method, route and status.
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+interface Series { count: number; sum: number; buckets: number[] }
+
+export class HttpMetrics {
+  private series = new Map<string, Series>()
+  private readonly started = Date.now()
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method}\u0000${route}\u0000${status}`
+    let s = this.series.get(key)
+    if (!s) { s = { count: 0, sum: 0, buckets: new Array(BUCKETS.length).fill(0) }; this.series.set(key, s) }
+    s.count++
+    s.sum += seconds
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]!++
+  }
+
+  render(extra: string[] = []): string {
+    const out: string[] = [
+      '# HELP taskgate_http_requests_total HTTP requests by method, route and status.',
+      '# TYPE taskgate_http_requests_total counter',
+    ]
+    const label = (m: string, r: string, st: string) => `method="${esc(m)}",route="${esc(r)}",status="${st}"`
+    for (const [key, s] of this.series) {
+      const [m, r, st] = key.split('\u0000') as [string, string, string]
+      out.push(`taskgate_http_requests_total{${label(m, r, st)}} ${s.count}`)
+    }
+    out.push('# HELP taskgate_http_request_duration_seconds HTTP request latency.', '# TYPE taskgate_http_request_duration_seconds histogram')
+    for (const [key, s] of this.series) {
+      const [m, r, st] = key.split('\u0000') as [string, string, string]
+      const l = label(m, r, st)
+      BUCKETS.forEach((b, i) => out.push(`taskgate_http_request_duration_seconds_bucket{${l},le="${b}"} ${s.buckets[i]}`))
+      out.push(`taskgate_http_request_duration_seconds_bucket{${l},le="+Inf"} ${s.count}`)
+      out.push(`taskgate_http_request_duration_seconds_sum{${l}} ${s.sum.toFixed(6)}`)
+      out.push(`taskgate_http_request_duration_seconds_count{${l}} ${s.count}`)
+    }
+    const mem = process.memoryUsage()
+    out.push(
+      '# HELP taskgate_process_resident_memory_bytes Resident set size.', '# TYPE taskgate_process_resident_memory_bytes gauge',
+      `taskgate_process_resident_memory_bytes ${mem.rss}`,
+      '# HELP taskgate_process_uptime_seconds Seconds since start.', '# TYPE taskgate_process_uptime_seconds gauge',
+      `taskgate_process_uptime_seconds ${((Date.now() - this.started) / 1000).toFixed(3)}`,
+      ...extra,
+    )
+    return out.join('\n') + '\n'
+  }
+}
+
+const esc = (s: string) => s.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')

@@ -1,0 +1,126 @@
+// API keys (decisions.md §3): shown once, stored as SHA-256 + first 4 / last 4 characters.
+// Lookups go to the database on every request, so a revocation is effective on the very next one.
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { timingSafeEqual } from 'node:crypto'
+import type { Clock } from '../clock'
+import { isoOrNull } from '../clock'
+import { TIER_LIMITS, type Tier } from '../config'
+import type { Db } from '../db'
+import { apiKeys } from '../db/schema'
+import { badRequest, forbidden, notFound } from '../http/errors'
+import { newId, randomToken, sha256Hex } from '../lib/ids'
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect
+export const KEY_SERVICE_PREFIX = 'tg_'
+export const TEST_KEY_USES = 5
+
+export const keyPrefixOf = (k: Pick<ApiKeyRow, 'first4' | 'last4'>) => `${k.first4}...${k.last4}`
+
+export class KeyService {
+  private byHash
+  private activeCount
+  private pendingLastUsed = new Map<string, number>()
+  private flushTimer: ReturnType<typeof setInterval> | undefined
+
+  constructor(private db: Db, private clock: Clock, private phase: 'testnet' | 'live') {
+    this.byHash = db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('h'))).prepare()
+    this.activeCount = db.select({ n: sql<number>`count(*)` }).from(apiKeys)
+      .where(and(eq(apiKeys.operatorId, sql.placeholder('op')), isNull(apiKeys.revokedAt), eq(apiKeys.isTestKey, false))).prepare()
+  }
+
+  /** Starts the background flush of lastUsedAt (batched so the hot path never writes). */
+  start(intervalMs = 1000): void {
+    this.flushTimer = setInterval(() => this.flushLastUsed(), intervalMs)
+    this.flushTimer.unref?.()
+  }
+
+  stop(): void {
+    if (this.flushTimer) clearInterval(this.flushTimer)
+    this.flushLastUsed()
+  }
+
+  flushLastUsed(): void {
+    if (this.pendingLastUsed.size === 0) return
+    const entries = [...this.pendingLastUsed]
+    this.pendingLastUsed.clear()
+    const stmt = this.db.$client.prepare('UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)')
+    this.db.$client.transaction(() => { for (const [id, at] of entries) stmt.run(at, id) })()
+  }
+
+  generate(): string {
+    return `${KEY_SERVICE_PREFIX}${this.phase === 'live' ? 'live' : 'test'}_${randomToken(24)}`
+  }
+
+  hasActiveKey(operatorId: string): boolean {
+    return this.db.$client.query('SELECT 1 FROM api_keys WHERE operator_id = ?1 AND revoked_at IS NULL AND is_test_key = 0 LIMIT 1').get(operatorId) != null
+  }
+
+  /** Creates an operator key (counted against the tier's key limit) and returns the full key once. */
+  createOperatorKey(operatorId: string, tier: Tier, input: { name: string; rateLimitRpm?: number }) {
+    const limits = TIER_LIMITS[tier]
+    const rpm = input.rateLimitRpm ?? limits.defaultRpm
+    if (rpm > limits.maxRpm) throw badRequest('RATE_LIMIT_TOO_HIGH', `rateLimitRpm ${rpm} exceeds the ${tier} cap of ${limits.maxRpm}`, { maxRateLimitRpm: limits.maxRpm })
+    return this.db.transaction(() => {
+      if (limits.keys !== null) {
+        const n = this.db.$client.query('SELECT count(*) AS n FROM api_keys WHERE operator_id = ?1 AND revoked_at IS NULL AND is_test_key = 0 AND agent_id IS NULL').get(operatorId) as { n: number }
+        if (n.n >= limits.keys) throw forbidden('KEY_LIMIT_REACHED', `the ${tier} tier allows ${limits.keys} active keys; revoke one or upgrade`, { limit: limits.keys })
+      }
+      return this.insert(operatorId, { label: input.name, rateLimitRpm: rpm })
+    })
+  }
+
+  /** Inserts a key row; callers own the transaction and the limit checks. */
+  insert(operatorId: string, o: { label: string | null; rateLimitRpm: number; agentId?: string; isTestKey?: boolean }) {
+    const key = this.generate()
+    const row = this.db.insert(apiKeys).values({
+      id: newId('key'), operatorId, agentId: o.agentId ?? null, label: o.label,
+      keyHash: sha256Hex(key), first4: key.slice(0, 4), last4: key.slice(-4),
+      rateLimitRpm: o.rateLimitRpm, isTestKey: o.isTestKey ?? false,
+      testUsesRemaining: o.isTestKey ? TEST_KEY_USES : null, createdAt: this.clock.now(),
+    }).returning().get()
+    return { key, row }
+  }
+
+  list(operatorId: string): ApiKeyRow[] {
+    this.flushLastUsed()
+    return this.db.select().from(apiKeys).where(and(eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt))).orderBy(asc(apiKeys.createdAt)).all()
+  }
+
+  revoke(operatorId: string, keyId: string): void {
+    const res = this.db.update(apiKeys).set({ revokedAt: this.clock.now() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt))).run()
+    if (res.changes === 0) throw notFound('API key')
+  }
+
+  /** Resolves a presented key to its live row, or null. Constant-time comparison of the digest. */
+  resolve(presented: string): ApiKeyRow | null {
+    if (presented.length < 12 || presented.length > 128 || !presented.startsWith(KEY_SERVICE_PREFIX)) return null
+    const digest = sha256Hex(presented)
+    const row = this.byHash.get({ h: digest })
+    if (!row || row.revokedAt !== null) return null
+    if (!timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(digest))) return null
+    return row
+  }
+
+  touch(keyId: string): void { this.pendingLastUsed.set(keyId, this.clock.now()) }
+
+  countActive(operatorId: string): number { return this.activeCount.get({ op: operatorId })!.n }
+}
+
+export function keyRecord(k: ApiKeyRow) {
+  return {
+    id: k.id,
+    label: k.label,
+    keyPrefix: keyPrefixOf(k),
+    rateLimitRpm: k.rateLimitRpm,
+    lastUsedAt: isoOrNull(k.lastUsedAt),
+    createdAt: new Date(k.createdAt).toISOString(),
+    isTestKey: k.isTestKey,
+    testUsesRemaining: k.isTestKey ? k.testUsesRemaining : null,
+    agentId: k.agentId,
+  }
+}
+
+export function keyPreview(k: ApiKeyRow) {
+  return { id: k.id, name: k.label, preview: keyPrefixOf(k), createdAt: new Date(k.createdAt).toISOString(), lastUsedAt: isoOrNull(k.lastUsedAt) }
+}

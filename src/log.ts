@@ -1,0 +1,25 @@
+// pino to an in-process destination (transports do not work inside a compiled binary).
+// Redaction is a second line of defence: request logs never carry headers or bodies at all.
+import pino from 'pino'
+
+export const REDACT_PATHS = [
+  'authorization', 'password', 'key', 'apiKey', 'secret', 'token', 'accessToken', 'privateKey', 'clientSecret',
+  '*.authorization', '*["x-api-key"]', '*.cookie', '*.password', '*.key', '*.apiKey', '*.secret', '*.token',
+  '*.accessToken', '*.privateKey', '*.clientSecret', '*.jwtSecret', '*.signerKey', '*.webhookSecret',
+  'headers.authorization', 'headers["x-api-key"]', 'headers.cookie',
+]
+
+export type Logger = pino.Logger
+
+export function createLogger(level: string, dest: pino.DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    },
+    dest,
+  )
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bun
+// CLI entry (decisions.md §11): serve, migrate, operator, token, backup, version.
+import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { Clock } from './clock'
+import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
+import { migrate, openDb } from './db'
+import { KeyService } from './keys/service'
+import { createLogger } from './log'
+import { OperatorService } from './operators/service'
+import { TokenService } from './operators/tokens'
+import { ProblemError } from './http/errors'
+import { loadSecrets } from './secrets'
+import { VERSION } from './system/routes'
+
+const HELP = `taskgate ${VERSION}: self-hosted gateway for AI agents
+
+Usage:
+  taskgate [serve] [--port N] [--host H] [--data-dir D] [--log-level L]
+  taskgate migrate [--data-dir D]
+  taskgate operator create --login L --password P [--tier FREE|PRO|ENTERPRISE] [--admin] [--email E] [--data-dir D]
+  taskgate operator list [--data-dir D]
+  taskgate operator set-tier --login L --tier T|none [--data-dir D]
+  taskgate operator set-status --login L --status ACTIVE|SUSPENDED|BANNED [--data-dir D]
+  taskgate token --login L [--ttl SECONDS] [--data-dir D]
+  taskgate backup <file> [--data-dir D]
+  taskgate config            list every setting with its environment variable
+  taskgate version
+`
+
+function fail(msg: string): never {
+  process.stderr.write(`error: ${msg}\n`)
+  process.exit(2)
+}
+
+function offline(flags: Record<string, string | true>) {
+  const config = loadConfig(flags)
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never)
+  const secrets = loadSecrets(config.dataDir)
+  const db = openDb(config.dataDir)
+  migrate(db)
+  const clock = new Clock(db.$client)
+  const keys = new KeyService(db, clock, config.phase)
+  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id))
+  return { config, log, secrets, db, clock, operators }
+}
+
+const str = (v: string | true | undefined, name: string): string => (typeof v === 'string' && v !== '' ? v : fail(`--${name} is required`))
+const tierOf = (v: string): Tier => (TIERS.includes(v.toUpperCase() as Tier) ? (v.toUpperCase() as Tier) : fail(`unknown tier ${v} (FREE, PRO, ENTERPRISE)`))
+
+async function main(argv: string[]): Promise<void> {
+  const { flags, positional } = parseFlags(argv)
+  const [cmd = 'serve', sub] = positional
+  if (flags.help || cmd === 'help') { process.stdout.write(HELP); return }
+  switch (cmd) {
+    case 'version': process.stdout.write(`taskgate ${VERSION} (bun ${Bun.version})\n`); return
+    case 'config':
+      for (const s of SETTINGS) process.stdout.write(`${s.env.padEnd(42)} ${s.key.padEnd(38)} ${s.doc}\n`)
+      return
+    case 'serve': {
+      const { startServer } = await import('./server')
+      const config = loadConfig(flags)
+      const server = await startServer(config)
+      const shutdown = async (sig: string) => {
+        server.services.log.info({ signal: sig }, 'shutting down')
+        await server.stop()
+        process.exit(0)
+      }
+      process.once('SIGINT', () => void shutdown('SIGINT'))
+      process.once('SIGTERM', () => void shutdown('SIGTERM'))
+      return
+    }
+    case 'migrate': {
+      const config = loadConfig(flags)
+      loadSecrets(config.dataDir)
+      const db = openDb(config.dataDir)
+      const n = migrate(db)
+      process.stdout.write(`${n} migration(s) applied to ${resolve(config.dataDir, 'taskgate.db')}\n`)
+      db.$client.close()
+      return
+    }
+    case 'operator': {
+      const o = offline(flags)
+      const find = () => o.operators.byLogin(str(flags.login, 'login')) ?? fail(`no operator with login ${flags.login}`)
+      if (sub === 'create') {
+        const op = await o.operators.create({
+          login: str(flags.login, 'login'), password: str(flags.password, 'password'),
+          tier: flags.tier ? tierOf(String(flags.tier)) : 'FREE', admin: flags.admin === true,
+          email: typeof flags.email === 'string' ? flags.email : null,
+        })
+        process.stdout.write(JSON.stringify(o.operators.adminView(op)) + '\n')
+      } else if (sub === 'list') {
+        for (const op of o.operators.list()) process.stdout.write(JSON.stringify(o.operators.adminView(op)) + '\n')
+      } else if (sub === 'set-tier') {
+        const t = str(flags.tier, 'tier')
+        const op = o.operators.update(find().id, { tierOverride: t.toLowerCase() === 'none' ? null : tierOf(t) })
+        process.stdout.write(JSON.stringify(o.operators.adminView(op)) + '\n')
+      } else if (sub === 'set-status') {
+        const st = str(flags.status, 'status').toUpperCase()
+        if (!['ACTIVE', 'SUSPENDED', 'BANNED'].includes(st)) fail('status must be ACTIVE, SUSPENDED or BANNED')
+        const op = o.operators.update(find().id, { status: st as 'ACTIVE' })
+        process.stdout.write(JSON.stringify(o.operators.adminView(op)) + '\n')
+      } else fail('usage: taskgate operator create|list|set-tier|set-status')
+      o.db.$client.close()
+      return
+    }
+    case 'token': {
+      const o = offline(flags)
+      const op = o.operators.byLogin(str(flags.login, 'login')) ?? fail(`no operator with login ${flags.login}`)
+      const ttl = flags.ttl ? Number(flags.ttl) : o.config.tokenTtlSeconds
+      if (!Number.isInteger(ttl) || ttl <= 0) fail('--ttl must be a positive number of seconds')
+      const tokens = new TokenService(o.secrets.jwtSecret, o.clock, ttl)
+      process.stdout.write((await tokens.issue(op.id, op.tokenVersion)).accessToken + '\n')
+      o.db.$client.close()
+      return
+    }
+    case 'backup': {
+      const target = sub ?? fail('usage: taskgate backup <file>')
+      const config = loadConfig(flags)
+      const dbPath = resolve(config.dataDir, 'taskgate.db')
+      if (!existsSync(dbPath)) fail(`no database at ${dbPath}`)
+      if (existsSync(target)) fail(`${target} already exists`)
+      const db = new Database(dbPath)
+      db.run('PRAGMA busy_timeout = 5000')
+      db.query('VACUUM INTO ?1').run(resolve(target)) // consistent online snapshot, safe while serving
+      db.close()
+      process.stdout.write(`backup written to ${resolve(target)}\n`)
+      return
+    }
+    default:
+      fail(`unknown command "${cmd}"\n\n${HELP}`)
+  }
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  if (e instanceof ConfigError) fail(`configuration: ${e.message}`)
+  if (e instanceof ProblemError) fail(`${e.code}: ${e.detail}`)
+  fail(e instanceof Error ? e.stack ?? e.message : String(e))
+})

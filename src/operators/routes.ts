@@ -1,0 +1,143 @@
+// HTTP for identity: login, signup, logout, profile, first-run setup, GitHub OAuth, admin.
+import { t } from 'elysia'
+import type { Services } from '../services'
+import { ProblemError, forbidden, notFound } from '../http/errors'
+import { rateLimitHeaders } from '../http/ratelimit'
+import { defineRoute } from '../http/route'
+import { Success } from '../http/schemas'
+import { randomToken } from '../lib/ids'
+import {
+  AdminOperator, AdminOperatorPatch, GithubCallbackQuery, GithubStartQuery, LoginBody, OperatorIdParams,
+  OperatorProfile, SetupBody, SignupBody, TokenResponse,
+} from './schema'
+
+const OAUTH_COOKIE = 'tg_oauth'
+
+export function operatorRoutes(s: Services) {
+  const tag = ['Auth']
+  const issue = (op: { id: string; tokenVersion: number }) => s.tokens.issue(op.id, op.tokenVersion)
+
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/v1/auth/options', auth: 'none', tags: tag,
+      summary: 'Sign-in options (setup pending, sign-up, GitHub)',
+      responses: { 200: { description: 'options', schema: t.Object({ setupRequired: t.Boolean(), signup: t.Boolean(), github: t.Boolean(), phase: t.String() }) } },
+      handler: () => ({ setupRequired: s.setup.pending, signup: s.config.signup, github: s.config.github.enabled, phase: s.config.phase }),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/setup', auth: 'none', tags: tag, body: SetupBody,
+      summary: 'Create the first (admin) operator with the one-time setup token printed at start',
+      responses: { 201: { description: 'admin created; signed in', schema: TokenResponse } },
+      handler: async ({ body, set }) => {
+        if (!s.setup.pending) throw new ProblemError(409, 'SETUP_COMPLETE', 'setup is already complete; sign in instead')
+        s.setup.consume(body.token)
+        try {
+          const op = await s.operators.createFirstAdmin({ login: body.login, password: body.password, email: body.email, displayName: body.displayName })
+          s.log.info({ operatorId: op.id }, 'first operator created through setup')
+          set.status = 201
+          return issue(op)
+        } catch (e) {
+          s.setup.open(s.operators.count() === 0) // a failed attempt must not burn the only way in
+          s.printSetupUrl()
+          throw e
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/auth/login', auth: 'none', tags: tag, body: LoginBody,
+      summary: 'Sign in with login and password',
+      description: `Wrong password and unknown login get the same 401 INVALID_CREDENTIALS. After ${s.config.loginAttemptsPerMinute} failures per minute for one login from one address, 429.`,
+      responses: { 200: { description: 'signed in', schema: TokenResponse } },
+      handler: async ({ body, ip }) => {
+        const bucket = `login:${s.operators.normalizeLogin(body.login)}:${ip}`
+        const budget = s.auth.limiter.peek(bucket, s.config.loginAttemptsPerMinute)
+        if (!budget.allowed) throw new ProblemError(429, 'TOO_MANY_LOGIN_ATTEMPTS', 'too many failed sign-in attempts; try again later', { retryAfterSeconds: budget.retryAfter }, rateLimitHeaders(budget))
+        const op = await s.operators.checkPassword(body.login, body.password)
+        if (!op) {
+          s.auth.limiter.add(bucket)
+          throw new ProblemError(401, 'INVALID_CREDENTIALS', 'login or password is wrong')
+        }
+        s.auth.limiter.reset(bucket)
+        return issue(op)
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/auth/signup', auth: 'none', tags: tag, body: SignupBody,
+      summary: 'Create an operator account (when open sign-up is enabled)',
+      responses: { 201: { description: 'created; signed in', schema: TokenResponse } },
+      handler: async ({ body, set }) => {
+        if (!s.config.signup) throw forbidden('SIGNUP_DISABLED', 'open sign-up is disabled on this server; ask an administrator for an account')
+        const op = await s.operators.create({ login: body.login, password: body.password, email: body.email, displayName: body.displayName })
+        set.status = 201
+        return issue(op)
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/auth/logout', auth: 'bearer', allowInactive: true, tags: tag,
+      summary: 'Sign out everywhere: every bearer token of this operator stops working',
+      responses: { 200: { description: 'signed out', schema: Success } },
+      handler: ({ auth }) => { s.operators.bumpTokenVersion(auth.operator.id); return { success: true } },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/auth/me', auth: 'bearer', allowInactive: true, tags: tag,
+      summary: 'The signed-in operator profile',
+      responses: { 200: { description: 'profile', schema: OperatorProfile } },
+      handler: ({ auth }) => s.operators.profile(auth.operator),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/auth/github', auth: 'none', tags: tag, query: GithubStartQuery,
+      summary: 'Start GitHub sign-in (302 to GitHub)',
+      description: 'Available when TASKGATE_GITHUB_CLIENT_ID and _SECRET are set. `?ui=1` makes the callback redirect to the admin UI with the token in the URL fragment.',
+      responses: { 302: { description: 'redirect to GitHub' } },
+      handler: async ({ query, set }) => {
+        if (!s.github) throw notFound('GitHub sign-in')
+        const nonce = randomToken(16)
+        const state = await s.tokens.signState({ n: nonce, ui: query.ui === '1' }, 600)
+        set.status = 302
+        set.headers.location = s.github.authorizeUrl(`${s.baseUrl()}/api/v1/auth/github/callback`, state)
+        set.headers['set-cookie'] = `${OAUTH_COOKIE}=${nonce}; Path=/api/v1/auth/github; Max-Age=600; HttpOnly; SameSite=Lax`
+        return ''
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/auth/github/callback', auth: 'none', tags: tag, query: GithubCallbackQuery,
+      summary: 'GitHub OAuth callback: answers with a bearer token (JSON), or redirects to the UI',
+      responses: { 200: { description: 'signed in', schema: TokenResponse }, 302: { description: 'redirect to the UI with #access_token=' } },
+      handler: async ({ query, request, set }) => {
+        if (!s.github) throw notFound('GitHub sign-in')
+        if (query.error) throw new ProblemError(401, 'OAUTH_DENIED', `GitHub sign-in was not completed (${query.error})`)
+        if (!query.code || !query.state) throw new ProblemError(400, 'OAUTH_STATE_INVALID', 'code and state are required')
+        const state = await s.tokens.verify(query.state, 'state')
+        const cookie = (request.headers.get('cookie') ?? '').split(/;\s*/).find((c) => c.startsWith(`${OAUTH_COOKIE}=`))?.slice(OAUTH_COOKIE.length + 1)
+        if (!state || !cookie || state.n !== cookie) throw new ProblemError(400, 'OAUTH_STATE_INVALID', 'the sign-in state is invalid or expired; start again')
+        const gh = await s.github.exchange(query.code, `${s.baseUrl()}/api/v1/auth/github/callback`)
+        const op = await s.operators.fromGithub(gh, s.config.signup)
+        const token = await issue(op)
+        set.headers['set-cookie'] = `${OAUTH_COOKIE}=; Path=/api/v1/auth/github; Max-Age=0; HttpOnly; SameSite=Lax`
+        if (state.ui) {
+          set.status = 302
+          set.headers.location = `${s.baseUrl()}/#access_token=${encodeURIComponent(token.accessToken)}&expires_in=${token.expiresIn}`
+          return ''
+        }
+        return token
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/admin/operators', auth: 'bearer', admin: true, tags: ['Admin'],
+      summary: 'List operators',
+      responses: { 200: { description: 'operators', schema: t.Array(AdminOperator) } },
+      handler: () => s.operators.list().map((op) => s.operators.adminView(op)),
+    }),
+    defineRoute({
+      method: 'PATCH', path: '/api/v1/admin/operators/:id', auth: 'bearer', admin: true, tags: ['Admin'],
+      params: OperatorIdParams, body: AdminOperatorPatch,
+      summary: 'Set an operator\'s tier override and/or status',
+      description: 'Status: ACTIVE ⇄ SUSPENDED, any → BANNED (final). A tier override takes effect at once for limits.',
+      responses: { 200: { description: 'updated operator', schema: AdminOperator } },
+      handler: ({ params, body, auth }) => {
+        if (params.id === auth.operator.id && body.status && body.status !== 'ACTIVE') throw new ProblemError(409, 'CANNOT_SUSPEND_SELF', 'an administrator cannot suspend or ban their own account')
+        return s.operators.adminView(s.operators.update(params.id, body))
+      },
+    }),
+  ]
+}

@@ -1,0 +1,149 @@
+// Operators: local accounts (argon2id), GitHub-linked accounts, profile, tier and status.
+import { asc, eq, sql } from 'drizzle-orm'
+import type { Clock } from '../clock'
+import { isoOrNull } from '../clock'
+import type { Tier } from '../config'
+import type { Db } from '../db'
+import { operators } from '../db/schema'
+import { conflict, forbidden, ProblemError } from '../http/errors'
+import { newId } from '../lib/ids'
+
+export type OperatorRow = typeof operators.$inferSelect
+export type OperatorStatus = OperatorRow['status']
+
+export const LOGIN_PATTERN = '^[a-z0-9][a-z0-9_.@-]{1,63}$'
+const loginRe = new RegExp(LOGIN_PATTERN)
+// A precomputed hash to verify against for unknown logins, so both answers take the same time.
+const DUMMY_HASH = Bun.password.hashSync('taskgate-dummy-password', { algorithm: 'argon2id' })
+
+export interface NewOperator {
+  login: string
+  password?: string
+  email?: string | null
+  displayName?: string | null
+  tier?: Tier
+  admin?: boolean
+  githubId?: string | null
+}
+
+export const effectiveTier = (op: Pick<OperatorRow, 'tier' | 'tierOverride'>): Tier => op.tierOverride ?? op.tier
+
+export class OperatorService {
+  private byIdStmt
+  constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean) {
+    this.byIdStmt = db.select().from(operators).where(eq(operators.id, sql.placeholder('id'))).prepare()
+  }
+
+  count(): number {
+    return this.db.select({ n: sql<number>`count(*)` }).from(operators).get()!.n
+  }
+
+  normalizeLogin(login: string): string { return login.trim().toLowerCase() }
+
+  async create(input: NewOperator): Promise<OperatorRow> {
+    const login = this.normalizeLogin(input.login)
+    if (!loginRe.test(login)) throw new ProblemError(400, 'INVALID_LOGIN', 'login must be 2-64 characters: letters, digits, and _ . @ -')
+    if (input.password !== undefined && input.password.length < 8) throw new ProblemError(400, 'WEAK_PASSWORD', 'password must be at least 8 characters')
+    const passwordHash = input.password === undefined ? null : await Bun.password.hash(input.password, { algorithm: 'argon2id' })
+    const now = this.clock.now()
+    const row = {
+      id: newId('op'), login, passwordHash, githubId: input.githubId ?? null,
+      email: input.email ?? null, displayName: input.displayName ?? null,
+      tier: input.tier ?? 'FREE', role: input.admin ? 'admin' : 'operator', flags: {},
+      createdAt: now, updatedAt: now,
+    } as const
+    // The login check and insert are one synchronous transaction, so two signups cannot both win.
+    return this.db.transaction((tx) => {
+      if (tx.select({ id: operators.id }).from(operators).where(eq(operators.login, login)).get()) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
+      return tx.insert(operators).values(row).returning().get()
+    })
+  }
+
+  /** Creates the first operator as admin; fails once any operator exists. */
+  async createFirstAdmin(input: NewOperator): Promise<OperatorRow> {
+    if (this.count() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
+    return this.create({ ...input, admin: true })
+  }
+
+  byId(id: string): OperatorRow | undefined { return this.byIdStmt.get({ id }) }
+
+  byLogin(login: string): OperatorRow | undefined {
+    return this.db.select().from(operators).where(eq(operators.login, this.normalizeLogin(login))).get()
+  }
+
+  byGithubId(githubId: string): OperatorRow | undefined {
+    return this.db.select().from(operators).where(eq(operators.githubId, githubId)).get()
+  }
+
+  /** Finds the operator linked to a GitHub account, creating one when sign-up allows it. */
+  async fromGithub(gh: { id: string; login: string; name: string | null; email: string | null }, signupOpen: boolean): Promise<OperatorRow> {
+    const linked = this.byGithubId(gh.id)
+    if (linked) return linked
+    if (!signupOpen) throw forbidden('SIGNUP_DISABLED', 'no operator is linked to this GitHub account and open sign-up is disabled')
+    const base = this.normalizeLogin(gh.login)
+    const login = this.byLogin(base) ? `${base}@github` : base
+    return this.create({ login, githubId: gh.id, email: gh.email, displayName: gh.name ?? gh.login })
+  }
+
+  /** Returns the operator when the password matches; null otherwise (same cost either way). */
+  async checkPassword(login: string, password: string): Promise<OperatorRow | null> {
+    const op = this.byLogin(login)
+    const ok = await Bun.password.verify(password, op?.passwordHash ?? DUMMY_HASH)
+    return op && op.passwordHash && ok ? op : null
+  }
+
+  /** Ends every session of the operator: tokens carry the version they were issued with. */
+  bumpTokenVersion(id: string): void {
+    this.db.update(operators).set({ tokenVersion: sql`${operators.tokenVersion} + 1`, updatedAt: this.clock.now() }).where(eq(operators.id, id)).run()
+  }
+
+  list(): OperatorRow[] {
+    return this.db.select().from(operators).orderBy(asc(operators.createdAt)).all()
+  }
+
+  update(id: string, change: { tierOverride?: Tier | null; status?: OperatorStatus; tier?: Tier }): OperatorRow {
+    const op = this.byId(id)
+    if (!op) throw new ProblemError(404, 'NOT_FOUND', 'operator not found')
+    if (change.status && change.status !== op.status) assertStatusTransition(op.status, change.status)
+    const set: Partial<OperatorRow> = { updatedAt: this.clock.now() }
+    if (change.tierOverride !== undefined) set.tierOverride = change.tierOverride
+    if (change.tier !== undefined) set.tier = change.tier
+    if (change.status !== undefined) set.status = change.status
+    return this.db.update(operators).set(set).where(eq(operators.id, id)).returning().get()!
+  }
+
+  /** The Operator profile of interface.md, field for field. */
+  profile(op: OperatorRow) {
+    return {
+      id: op.id,
+      identityLogin: op.login,
+      tier: op.tier,
+      tierOverride: op.tierOverride,
+      effectiveTier: effectiveTier(op),
+      status: op.status,
+      hasApiKey: this.hasActiveKey(op.id),
+      displayName: op.displayName ?? op.login,
+      email: op.email ?? '',
+      flags: { killSwitch: false, ...op.flags, admin: op.role === 'admin' },
+      walletAddress: op.walletAddress,
+      firstTaskAt: isoOrNull(op.firstTaskAt),
+      pioneerPoints: 0,
+    }
+  }
+
+  /** Admin listing: the profile plus bookkeeping fields. */
+  adminView(op: OperatorRow) {
+    return { ...this.profile(op), role: op.role, createdAt: new Date(op.createdAt).toISOString(), updatedAt: new Date(op.updatedAt).toISOString() }
+  }
+}
+
+/** ACTIVE ⇄ SUSPENDED, any → BANNED; BANNED is final (decisions.md §2). */
+export function assertStatusTransition(from: OperatorStatus, to: OperatorStatus): void {
+  const ok = (from === 'ACTIVE' && (to === 'SUSPENDED' || to === 'BANNED')) || (from === 'SUSPENDED' && (to === 'ACTIVE' || to === 'BANNED'))
+  if (!ok) throw conflict('INVALID_STATUS_TRANSITION', `operator status cannot change from ${from} to ${to}`)
+}
+
+export function assertActive(op: OperatorRow): void {
+  if (op.status === 'SUSPENDED') throw forbidden('OPERATOR_SUSPENDED', 'this operator account is suspended')
+  if (op.status === 'BANNED') throw forbidden('OPERATOR_BANNED', 'this operator account is banned')
+}

@@ -1,0 +1,57 @@
+// Starts the HTTP server with every route, the job runner, and graceful shutdown.
+import { staticPlugin } from '@elysiajs/static'
+import { join } from 'node:path'
+import type { Config } from './config'
+import { createHttp } from './http/app'
+import type { RouteDef } from './http/route'
+import { keyRoutes } from './keys/routes'
+import { createLogger, type Logger } from './log'
+import { operatorRoutes } from './operators/routes'
+import { buildServices, type Services } from './services'
+import { systemRoutes, VERSION } from './system/routes'
+
+/** Where the admin UI files are: embedded under /$bunfs/root/ui in the binary, ./ui in a checkout. */
+export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.dir, 'ui') : join(import.meta.dir, '..', 'ui')
+
+export function allRoutes(s: Services): RouteDef[] {
+  const routes: RouteDef[] = []
+  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s))
+  return routes
+}
+
+export interface RunningServer { services: Services; url: string; port: number; stop(): Promise<void> }
+
+export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const s = buildServices(config, log)
+  const http = createHttp({
+    routes: allRoutes(s), auth: s.auth, log, metrics: s.metrics,
+    jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit,
+  })
+  http.app.use(await staticPlugin({ assets: uiDir, prefix: '/', alwaysStatic: true, indexHTML: true }))
+  http.app.compile()
+  const server = Bun.serve({
+    port: config.port, hostname: config.host, maxRequestBodySize: config.uploadBodyLimit + 1024 * 1024,
+    fetch: (req, srv) => http.fetch(req, srv),
+    error: () => new Response('internal error', { status: 500 }),
+  })
+  s.setBoundPort(server.port!)
+  s.keys.start()
+  s.jobs.start()
+  s.setup.open(s.operators.count() === 0)
+  log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')
+  s.printSetupUrl()
+  let stopped = false
+  return {
+    services: s, url: s.baseUrl(), port: server.port!,
+    async stop() {
+      if (stopped) return
+      stopped = true
+      await server.stop()
+      await s.jobs.stop()
+      s.keys.stop()
+      s.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      s.db.$client.close()
+      log.flush?.()
+    },
+  }
+}

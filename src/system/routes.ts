@@ -1,0 +1,103 @@
+// Operational endpoints: health, readiness, metrics, OpenAPI + docs, public config, test clock.
+import { t } from 'elysia'
+import pkg from '../../package.json'
+import { TIER_LIMITS } from '../config'
+import { ProblemError, unauthorized } from '../http/errors'
+import { buildOpenApi } from '../http/openapi'
+import { defineRoute, type RouteDef } from '../http/route'
+import type { Services } from '../services'
+import docsHtml from '../../ui/docs.html' with { type: 'text' }
+
+export const VERSION: string = pkg.version
+
+export function publicConfig(s: Services): Record<string, unknown> {
+  const c = s.config
+  return {
+    'tiers.free.monthlyCredits': c.monthlyCredits.FREE,
+    'tiers.pro.monthlyCredits': c.monthlyCredits.PRO,
+    'tiers.pro.priceMonthlyUsd': c.proPriceMonthlyUsd,
+    'tiers.enterprise.monthlyCredits': c.monthlyCredits.ENTERPRISE,
+    'credits.topUpPacks': c.topUpPacks,
+    'leaderboard.pioneer.taskPoints': c.pioneer.taskPoints,
+    'leaderboard.pioneer.explorerThreshold': c.pioneer.explorerThreshold,
+    'leaderboard.pioneer.founderThreshold': c.pioneer.founderThreshold,
+    ...Object.fromEntries(Object.entries(TIER_LIMITS).flatMap(([tier, l]) => [
+      [`tiers.${tier.toLowerCase()}.maxKeys`, l.keys],
+      [`tiers.${tier.toLowerCase()}.maxAgents`, l.agents],
+      [`tiers.${tier.toLowerCase()}.defaultRateLimitRpm`, l.defaultRpm],
+      [`tiers.${tier.toLowerCase()}.maxRateLimitRpm`, l.maxRpm],
+    ])),
+    'network.phase': c.phase,
+    'auth.signup': c.signup,
+    'auth.github': c.github.enabled,
+  }
+}
+
+export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
+  const tags = ['System']
+  let openapiCache: string | null = null
+  const routes = [
+    defineRoute({
+      method: 'GET', path: '/healthz', auth: 'none', tags, summary: 'Liveness',
+      responses: { 200: { description: 'alive', schema: t.Object({ status: t.Literal('ok'), version: t.String() }) } },
+      handler: () => ({ status: 'ok' as const, version: VERSION }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database and job runner',
+      responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } },
+      handler: ({ set }) => {
+        const checks: Record<string, string> = {}
+        try { s.db.$client.query('SELECT 1').get(); checks.db = 'ok' } catch (e) { checks.db = (e as Error).message }
+        checks.jobs = s.jobs.healthy() ? 'ok' : 'not running'
+        const ready = Object.values(checks).every((v) => v === 'ok')
+        if (!ready) set.status = 503
+        return { status: ready ? 'ready' : 'not ready', checks }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/metrics', auth: 'none', tags, summary: 'Prometheus metrics',
+      description: 'When TASKGATE_METRICS_TOKEN is set, send it as `Authorization: Bearer <token>`.',
+      responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
+      handler: ({ request }) => {
+        if (s.config.metricsToken) {
+          const given = request.headers.get('authorization')?.replace(/^bearer\s+/i, '') ?? ''
+          if (given !== s.config.metricsToken) throw unauthorized('UNAUTHENTICATED', 'metrics require the metrics token')
+        }
+        return new Response(s.metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/openapi.json', auth: 'none', tags, summary: 'This OpenAPI document', hidden: true,
+      responses: { 200: { description: 'OpenAPI 3.1' } },
+      handler: () => {
+        openapiCache ??= JSON.stringify(buildOpenApi(allRoutes(), { version: VERSION, serverUrl: s.baseUrl() }))
+        return new Response(openapiCache, { headers: { 'content-type': 'application/json' } })
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/docs', auth: 'none', tags, summary: 'API reference (renders /openapi.json)', hidden: true,
+      responses: { 200: { description: 'HTML' } },
+      handler: () => new Response(docsHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/config/public', auth: 'none', tags: ['Public'], summary: 'Public configuration: tiers, pricing, thresholds',
+      description: 'A flat object with dotted keys. Values come from the server configuration (taskgate.toml / TASKGATE_*).',
+      responses: { 200: { description: 'public configuration', schema: t.Record(t.String(), t.Unknown()) } },
+      handler: () => publicConfig(s),
+    }),
+  ]
+  if (s.config.testClock) {
+    routes.push(defineRoute({
+      method: 'POST', path: '/api/v1/admin/clock/advance', auth: 'bearer', admin: true, tags: ['Admin'],
+      body: t.Object({ ms: t.Integer({ minimum: 0, maximum: 10 * 365 * 86_400_000 }) }),
+      summary: 'Move the service clock forward (testnet with TASKGATE_TEST_CLOCK=1 only)',
+      responses: { 200: { description: 'new time', schema: t.Object({ now: t.String(), offsetMs: t.Integer() }) } },
+      handler: async ({ body }) => {
+        if (!s.config.testClock) throw new ProblemError(404, 'ROUTE_NOT_FOUND', 'test clock disabled')
+        const now = await s.clock.advance(body.ms)
+        return { now: new Date(now).toISOString(), offsetMs: s.clock.offset() }
+      },
+    }))
+  }
+  return routes
+}
