@@ -37,7 +37,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.setBoundPort(server.port!)
   s.keys.start()
   s.jobs.start()
-  s.setup.open(s.operators.count() === 0)
+  s.setup.open(s.operators.countAdmins() === 0)
   log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')
   s.printSetupUrl()
   let stopped = false

@@ -56,7 +56,7 @@ export function buildServices(config: Config, log: Logger): Services {
       const token = s.setup.current()
       if (!token) return
       // Shown on the console on purpose (like PocketBase): whoever runs the server sets it up.
-      process.stderr.write(`\n  TaskGate has no operator yet. Create the first (admin) operator at:\n\n    ${s.baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
+      process.stderr.write(`\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${s.baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
     },
     setBoundPort: (p) => { port = p },
   }

@@ -6,6 +6,7 @@ import { rateLimitHeaders } from '../http/ratelimit'
 import { defineRoute } from '../http/route'
 import { Success } from '../http/schemas'
 import { randomToken } from '../lib/ids'
+import { effectiveTier } from './service'
 import {
   AdminOperator, AdminOperatorPatch, GithubCallbackQuery, GithubStartQuery, LoginBody, OperatorIdParams,
   OperatorProfile, SetupBody, SignupBody, TokenResponse,
@@ -30,17 +31,12 @@ export function operatorRoutes(s: Services) {
       responses: { 201: { description: 'admin created; signed in', schema: TokenResponse } },
       handler: async ({ body, set }) => {
         if (!s.setup.pending) throw new ProblemError(409, 'SETUP_COMPLETE', 'setup is already complete; sign in instead')
-        s.setup.consume(body.token)
-        try {
-          const op = await s.operators.createFirstAdmin({ login: body.login, password: body.password, email: body.email, displayName: body.displayName })
-          s.log.info({ operatorId: op.id }, 'first operator created through setup')
-          set.status = 201
-          return issue(op)
-        } catch (e) {
-          s.setup.open(s.operators.count() === 0) // a failed attempt must not burn the only way in
-          s.printSetupUrl()
-          throw e
-        }
+        s.setup.check(body.token)
+        const op = await s.operators.createFirstAdmin({ login: body.login, password: body.password, email: body.email, displayName: body.displayName })
+        s.setup.close()
+        s.log.info({ operatorId: op.id }, 'first operator created through setup')
+        set.status = 201
+        return issue(op)
       },
     }),
     defineRoute({
@@ -83,6 +79,16 @@ export function operatorRoutes(s: Services) {
       summary: 'The signed-in operator profile',
       responses: { 200: { description: 'profile', schema: OperatorProfile } },
       handler: ({ auth }) => s.operators.profile(auth.operator),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/whoami', auth: 'either', tags: tag,
+      summary: 'Who is calling: resolves a bearer token or an API key',
+      description: 'Handy for checking a key from a script. With an API key the RateLimit-* headers show its budget.',
+      responses: { 200: { description: 'caller', schema: t.Object({ operatorId: t.String(), identityLogin: t.String(), effectiveTier: t.String(), via: t.String(), keyId: t.Union([t.String(), t.Null()]), agentId: t.Union([t.String(), t.Null()]) }) } },
+      handler: ({ auth }) => ({
+        operatorId: auth.operator.id, identityLogin: auth.operator.login, effectiveTier: effectiveTier(auth.operator),
+        via: auth.via, keyId: auth.key?.id ?? null, agentId: auth.key?.agentId ?? null,
+      }),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/auth/github', auth: 'none', tags: tag, query: GithubStartQuery,

@@ -34,13 +34,13 @@ export class OperatorService {
     this.byIdStmt = db.select().from(operators).where(eq(operators.id, sql.placeholder('id'))).prepare()
   }
 
-  count(): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(operators).get()!.n
+  countAdmins(): number {
+    return this.db.select({ n: sql<number>`count(*)` }).from(operators).where(eq(operators.role, 'admin')).get()!.n
   }
 
   normalizeLogin(login: string): string { return login.trim().toLowerCase() }
 
-  async create(input: NewOperator): Promise<OperatorRow> {
+  async create(input: NewOperator, o: { onlyIfFirst?: boolean } = {}): Promise<OperatorRow> {
     const login = this.normalizeLogin(input.login)
     if (!loginRe.test(login)) throw new ProblemError(400, 'INVALID_LOGIN', 'login must be 2-64 characters: letters, digits, and _ . @ -')
     if (input.password !== undefined && input.password.length < 8) throw new ProblemError(400, 'WEAK_PASSWORD', 'password must be at least 8 characters')
@@ -54,15 +54,15 @@ export class OperatorService {
     } as const
     // The login check and insert are one synchronous transaction, so two signups cannot both win.
     return this.db.transaction((tx) => {
+      if (o.onlyIfFirst && this.countAdmins() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
       if (tx.select({ id: operators.id }).from(operators).where(eq(operators.login, login)).get()) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
       return tx.insert(operators).values(row).returning().get()
     })
   }
 
-  /** Creates the first operator as admin; fails once any operator exists. */
+  /** Creates the first admin; the no-admin-yet check and the insert are one transaction. */
   async createFirstAdmin(input: NewOperator): Promise<OperatorRow> {
-    if (this.count() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
-    return this.create({ ...input, admin: true })
+    return this.create({ ...input, admin: true }, { onlyIfFirst: true })
   }
 
   byId(id: string): OperatorRow | undefined { return this.byIdStmt.get({ id }) }

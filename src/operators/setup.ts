@@ -18,11 +18,13 @@ export class SetupService {
   /** The current token, for printing on the console at start. */
   current(): string | null { return this.token }
 
-  consume(presented: string): void {
+  /** Throws unless `presented` is the current token. */
+  check(presented: string): void {
     const t = this.token
     if (!t || presented.length !== t.length || !timingSafeEqual(Buffer.from(presented), Buffer.from(t))) {
       throw unauthorized('INVALID_SETUP_TOKEN', 'the setup token is invalid or was already used; restart the server for a new one')
     }
-    this.token = null
   }
+
+  close(): void { this.token = null }
 }
