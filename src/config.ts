@@ -27,7 +27,7 @@ export const SETTINGS: Setting[] = [
   { key: 'server.uploadBodyLimit', env: 'TASKGATE_UPLOAD_BODY_LIMIT', kind: 'int', def: 10 * 1024 * 1024, doc: 'Largest upload (multipart) body in bytes.' },
   { key: 'phase', env: 'TASKGATE_PHASE', kind: 'string', def: 'testnet', doc: 'Network phase: testnet or live.' },
   { key: 'log.level', env: 'TASKGATE_LOG_LEVEL', flag: 'log-level', kind: 'string', def: 'info', doc: 'pino log level (trace … fatal, silent).' },
-  { key: 'auth.signup', env: 'TASKGATE_SIGNUP', kind: 'bool', def: (c) => c.phase !== 'live', doc: 'Open sign-up (default: on in testnet, off in live).' },
+  { key: 'auth.signup', env: 'TASKGATE_SIGNUP', kind: 'bool', def: (c: Record<string, unknown>) => c.phase !== 'live', doc: 'Open sign-up (default: on in testnet, off in live).' },
   { key: 'auth.tokenTtlSeconds', env: 'TASKGATE_TOKEN_TTL_SECONDS', kind: 'int', def: 12 * 3600, doc: 'Bearer token lifetime.' },
   { key: 'auth.loginAttemptsPerMinute', env: 'TASKGATE_LOGIN_ATTEMPTS_PER_MINUTE', kind: 'int', def: 10, doc: 'Failed-login budget per login and client address.' },
   { key: 'github.clientId', env: 'TASKGATE_GITHUB_CLIENT_ID', kind: 'string', def: '', doc: 'GitHub OAuth app client id (enables GitHub login).' },

@@ -84,13 +84,13 @@ export function createHttp(o: HttpOptions) {
     if (def.params) hook.params = def.params
     if (def.query) hook.query = def.query
     if (def.body) hook.body = def.body
-    app.route(def.method, def.path, (c: Record<string, unknown> & { request: Request; set: never }) => {
+    app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) => {
       const info = infoOf(c.request)
       return def.handler({
         params: c.params, query: c.query, body: c.body, auth: c.principal as never,
         request: c.request, requestId: info.requestId, ip: info.ip, set: c.set,
       } as never)
-    }, hook as never)
+    }) as never, hook as never)
   }
   app.compile()
 

@@ -21,7 +21,7 @@ export class JobRunner {
   private lastTickAt = 0
   private stmts
 
-  constructor(private sqlite: Database, private clock: Clock, private log: Logger, private batch = 32) {
+  constructor(sqlite: Database, private clock: Clock, private log: Logger, private batch = 32) {
     this.stmts = {
       insert: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) DO NOTHING RETURNING id`),

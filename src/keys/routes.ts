@@ -25,7 +25,10 @@ export function keyRoutes(s: Services) {
       summary: 'List active API keys (never the full key)',
       description: '`?shape=preview` returns the alternative `{ id, name, preview, createdAt, lastUsedAt }` shape.',
       responses: { 200: { description: 'keys', schema: t.Union([t.Array(ApiKeyRecord), t.Array(ApiKeyPreview)]) } },
-      handler: ({ auth, query }) => s.keys.list(auth.operator.id).map(query.shape === 'preview' ? keyPreview : keyRecord),
+      handler: ({ auth, query }) => {
+        const keys = s.keys.list(auth.operator.id)
+        return query.shape === 'preview' ? keys.map(keyPreview) : keys.map(keyRecord)
+      },
     }),
     defineRoute({
       method: 'DELETE', path: '/api/v1/operator/keys/:keyId', auth: 'bearer', tags, params: KeyIdParams,

@@ -18,14 +18,11 @@ export const keyPrefixOf = (k: Pick<ApiKeyRow, 'first4' | 'last4'>) => `${k.firs
 
 export class KeyService {
   private byHash
-  private activeCount
   private pendingLastUsed = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval> | undefined
 
   constructor(private db: Db, private clock: Clock, private phase: 'testnet' | 'live') {
     this.byHash = db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('h'))).prepare()
-    this.activeCount = db.select({ n: sql<number>`count(*)` }).from(apiKeys)
-      .where(and(eq(apiKeys.operatorId, sql.placeholder('op')), isNull(apiKeys.revokedAt), eq(apiKeys.isTestKey, false))).prepare()
   }
 
   /** Starts the background flush of lastUsedAt (batched so the hot path never writes). */
@@ -87,8 +84,7 @@ export class KeyService {
   }
 
   revoke(operatorId: string, keyId: string): void {
-    const res = this.db.update(apiKeys).set({ revokedAt: this.clock.now() })
-      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt))).run()
+    const res = this.db.$client.query('UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2 AND operator_id = ?3 AND revoked_at IS NULL').run(this.clock.now(), keyId, operatorId)
     if (res.changes === 0) throw notFound('API key')
   }
 
@@ -103,8 +99,6 @@ export class KeyService {
   }
 
   touch(keyId: string): void { this.pendingLastUsed.set(keyId, this.clock.now()) }
-
-  countActive(operatorId: string): number { return this.activeCount.get({ op: operatorId })!.n }
 }
 
 export function keyRecord(k: ApiKeyRow) {

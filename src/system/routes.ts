@@ -77,7 +77,7 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
     defineRoute({
       method: 'GET', path: '/docs', auth: 'none', tags, summary: 'API reference (renders /openapi.json)', hidden: true,
       responses: { 200: { description: 'HTML' } },
-      handler: () => new Response(docsHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+      handler: () => new Response(docsHtml as unknown as string, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/config/public', auth: 'none', tags: ['Public'], summary: 'Public configuration: tiers, pricing, thresholds',
