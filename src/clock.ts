@@ -19,7 +19,11 @@ export class Clock {
   iso(): string { return new Date(this.now()).toISOString() }
   offset(): number { return this.offsetMs }
 
-  onAdvance(fn: AdvanceListener): void { this.listeners.push(fn) }
+  /** Registers a listener; returns the function that removes it. */
+  onAdvance(fn: AdvanceListener): () => void {
+    this.listeners.push(fn)
+    return () => { this.listeners = this.listeners.filter((l) => l !== fn) }
+  }
 
   /** Moves the clock forward by `ms` and waits for every listener (e.g. the scheduler) to catch up. */
   async advance(ms: number): Promise<number> {

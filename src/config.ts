@@ -80,7 +80,9 @@ export class ConfigError extends Error {}
 function coerce(s: Setting, raw: unknown, source: string): unknown {
   const bad = () => new ConfigError(`${s.key} (${source}): expected ${s.kind}, got ${JSON.stringify(raw)}`)
   if (s.kind === 'string') return String(raw)
+  if (raw === true && s.kind !== 'bool') throw new ConfigError(`${s.key} (${source}): a value is required`)
   if (s.kind === 'int' || s.kind === 'number') {
+    if (typeof raw === 'string' && !/^-?\d+(\.\d+)?$/.test(raw.trim())) throw bad()
     const n = typeof raw === 'number' ? raw : Number(String(raw).trim())
     if (!Number.isFinite(n) || (s.kind === 'int' && !Number.isInteger(n))) throw bad()
     return n

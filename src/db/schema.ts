@@ -1,6 +1,6 @@
 // Drizzle table definitions. The SQL that creates them lives in migrations/ (drizzle-kit generate).
 import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const operators = sqliteTable('operators', {
   id: text('id').primaryKey(),
@@ -58,11 +58,163 @@ export const jobs = sqliteTable('jobs', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [
   index('jobs_due_idx').on(t.status, t.runAt),
-  uniqueIndex('jobs_dedupe_uq').on(t.dedupeKey),
+  // only one *pending* job per dedupe key: a running job may schedule its own next run
+  uniqueIndex('jobs_dedupe_pending_uq').on(t.dedupeKey).where(sql`status = 'pending'`),
 ])
 
 // Small key/value store for service state (test clock offset, …).
 export const meta = sqliteTable('meta', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
+})
+
+export const agents = sqliteTable('agents', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull().references(() => operators.id),
+  displayName: text('display_name').notNull(),
+  description: text('description').notNull().default(''),
+  model: text('model').notNull(),
+  agentVersion: text('agent_version').notNull(),
+  capabilities: text('capabilities', { mode: 'json' }).$type<string[]>().notNull(),
+  status: text('status', { enum: ['ACTIVE', 'ARCHIVED'] }).notNull().default('ACTIVE'),
+  keyId: text('key_id'),
+  stateRoot: text('state_root').notNull(),
+  metrics: text('metrics', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  totalTasks: integer('total_tasks').notNull().default(0),
+  verifiedTasks: integer('verified_tasks').notNull().default(0),
+  failedTasks: integer('failed_tasks').notNull().default(0),
+  lastActiveAt: integer('last_active_at'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('agents_operator_idx').on(t.operatorId, t.createdAt)])
+
+export const tasks = sqliteTable('tasks', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull().references(() => operators.id),
+  agentId: text('agent_id').notNull(),
+  keyId: text('key_id'),
+  taskType: text('task_type').notNull(),
+  prompt: text('prompt').notNull(),
+  model: text('model').notNull(),
+  provider: text('provider').notNull(),
+  metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  action: text('action', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  status: text('status', { enum: ['PENDING_APPROVAL', 'QUEUED', 'PROCESSING', 'COMPLETED', 'FAILED'] }).notNull(),
+  stage: integer('stage').notNull().default(0),
+  failureCode: text('failure_code'),
+  failureMessage: text('failure_message'),
+  creditsCharged: integer('credits_charged').notNull().default(0),
+  output: text('output'),
+  latencyMs: integer('latency_ms'),
+  computeJobId: text('compute_job_id'),
+  computeStartedAt: integer('compute_started_at'),
+  computeFinishedAt: integer('compute_finished_at'),
+  ipfsCid: text('ipfs_cid'),
+  stateRoot: text('state_root'),
+  verificationStatus: text('verification_status'),
+  verificationScore: real('verification_score'),
+  verificationProof: text('verification_proof'),
+  verification: text('verification', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  attestationUid: text('attestation_uid'),
+  receiptCid: text('receipt_cid'),
+  receipt: text('receipt', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  idempotencyKey: text('idempotency_key'),
+  requestHash: text('request_hash'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  completedAt: integer('completed_at'),
+}, (t) => [
+  index('tasks_created_idx').on(t.createdAt),
+  index('tasks_operator_idx').on(t.operatorId, t.createdAt),
+  index('tasks_agent_idx').on(t.agentId, t.createdAt),
+  index('tasks_status_idx').on(t.status, t.createdAt),
+  uniqueIndex('tasks_idempotency_uq').on(t.operatorId, t.idempotencyKey),
+])
+
+// Stage transitions: the task timeline and the source of the SSE stream.
+export const taskEvents = sqliteTable('task_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  taskId: text('task_id').notNull(),
+  stage: integer('stage').notNull(),
+  name: text('name').notNull(),
+  status: text('status').notNull(),
+  detail: text('detail', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  at: integer('at').notNull(),
+}, (t) => [index('task_events_task_idx').on(t.taskId, t.id)])
+
+// Append-only credit ledger; balances are the running state it produces.
+export const ledgerEntries = sqliteTable('ledger_entries', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  operatorId: text('operator_id').notNull(),
+  delta: integer('delta').notNull(),
+  balanceAfter: integer('balance_after').notNull(),
+  bucket: text('bucket', { enum: ['allocation', 'purchased', 'mixed'] }).notNull(),
+  reason: text('reason').notNull(),
+  taskId: text('task_id'),
+  ref: text('ref'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [
+  index('ledger_operator_idx').on(t.operatorId, t.id),
+  uniqueIndex('ledger_ref_uq').on(t.ref),
+])
+
+export const creditBalances = sqliteTable('credit_balances', {
+  operatorId: text('operator_id').primaryKey(),
+  allocationBalance: integer('allocation_balance').notNull(),
+  purchasedBalance: integer('purchased_balance').notNull().default(0),
+  monthlyAllocation: integer('monthly_allocation').notNull(),
+  lastResetAt: integer('last_reset_at').notNull(),
+})
+
+export const providers = sqliteTable('providers', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  kind: text('kind', { enum: ['openai', 'anthropic', 'builtin'] }).notNull(),
+  baseUrl: text('base_url'),
+  models: text('models', { mode: 'json' }).$type<string[]>().notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('providers_name_uq').on(t.name)])
+
+export const providerKeys = sqliteTable('provider_keys', {
+  id: text('id').primaryKey(),
+  providerId: text('provider_id').notNull().references(() => providers.id, { onDelete: 'cascade' }),
+  secret: text('secret').notNull(),
+  first4: text('first4').notNull(),
+  last4: text('last4').notNull(),
+  rpm: integer('rpm').notNull(),
+  concurrency: integer('concurrency').notNull(),
+  createdAt: integer('created_at').notNull(),
+})
+
+// Compute overflow jobs (POST /api/v1/compute, or a task whose compute found the pool full).
+export const computeJobs = sqliteTable('compute_jobs', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull(),
+  taskId: text('task_id'),
+  model: text('model').notNull(),
+  request: text('request', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  status: text('status', { enum: ['queued', 'running', 'completed', 'failed'] }).notNull(),
+  result: text('result', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  errorCode: text('error_code'),
+  errorMessage: text('error_message'),
+  creditsCharged: integer('credits_charged').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+  startedAt: integer('started_at'),
+  finishedAt: integer('finished_at'),
+}, (t) => [index('compute_jobs_status_idx').on(t.status, t.createdAt)])
+
+export const computeJobEvents = sqliteTable('compute_job_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  jobId: text('job_id').notNull(),
+  event: text('event').notNull(),
+  data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  at: integer('at').notNull(),
+}, (t) => [index('compute_job_events_job_idx').on(t.jobId, t.id)])
+
+export const attestations = sqliteTable('attestations', {
+  uid: text('uid').primaryKey(),
+  taskId: text('task_id').notNull(),
+  operatorId: text('operator_id').notNull(),
+  attestation: text('attestation', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  createdAt: integer('created_at').notNull(),
 })

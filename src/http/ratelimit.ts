@@ -1,7 +1,6 @@
 // Sliding-window rate limiter (weighted two-window counter, as Cloudflare and most gateways use):
 // the count in the previous fixed window is weighted by how much of it still overlaps the sliding
-// window. Memory is O(1) per key; the error bound versus an exact log is documented in
-// docs/rate-limits.md. All timing reads the service clock.
+// window. Memory is O(1) per key (see docs/foundation.md). All timing reads the service clock.
 import type { Clock } from '../clock'
 
 export interface RateDecision {
@@ -27,29 +26,28 @@ export class SlidingWindowLimiter {
     const now = this.clock.now()
     this.sweep(now)
     const w = this.roll(key, now)
-    const elapsed = (now - w.start) / this.windowMs
-    const estimate = w.prev * (1 - elapsed) + w.curr
-    const resetS = Math.ceil((w.start + this.windowMs - now) / 1000)
-    if (estimate + 1 > limit) {
-      // Time until the weighted previous window has decayed enough for one more request.
-      let wait = w.start + this.windowMs - now
-      if (w.prev > 0 && w.curr + 1 <= limit) {
-        const needElapsed = 1 - (limit - 1 - w.curr) / w.prev
-        wait = Math.max(0, w.start + needElapsed * this.windowMs - now)
-      }
-      return { allowed: false, limit, remaining: 0, retryAfter: Math.max(1, Math.ceil(wait / 1000)), reset: Math.max(1, resetS) }
-    }
-    w.curr++
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), retryAfter: 0, reset: Math.max(1, resetS) }
+    const d = this.decide(w, limit, now)
+    if (d.allowed) w.curr++
+    return d
   }
 
-  /** Reads the current state for `key` without counting a request (used with add() for failed logins). */
+  /** The decision hit() would make, without counting (used with add() for failed logins). */
   peek(key: string, limit: number): RateDecision {
     const now = this.clock.now()
-    const w = this.roll(key, now)
-    const estimate = w.prev * (1 - (now - w.start) / this.windowMs) + w.curr
-    const retry = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000))
-    return { allowed: estimate < limit, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfter: estimate < limit ? 0 : retry, reset: retry }
+    const d = this.decide(this.roll(key, now), limit, now)
+    return d.allowed ? { ...d, remaining: d.remaining + 1 } : d // nothing counted: one more remains
+  }
+
+  private decide(w: Window, limit: number, now: number): RateDecision {
+    const elapsed = (now - w.start) / this.windowMs
+    const estimate = w.prev * (1 - elapsed) + w.curr
+    const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000))
+    if (estimate + 1 <= limit) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), retryAfter: 0, reset }
+    // Earliest time at which estimate + 1 <= limit again.
+    let at: number
+    if (w.curr + 1 <= limit) at = w.start + (1 - (limit - 1 - w.curr) / w.prev) * this.windowMs // prev decays within this window
+    else at = w.start + this.windowMs * (2 - (limit - 1) / w.curr) // this window becomes the previous one and must decay
+    return { allowed: false, limit, remaining: 0, retryAfter: Math.max(1, Math.ceil((at - now) / 1000)), reset }
   }
 
   add(key: string): void { this.roll(key, this.clock.now()).curr++ }

@@ -17,21 +17,25 @@ export interface EnqueueOptions { runAt?: number; dedupeKey?: string; maxAttempt
 export class JobRunner {
   private handlers = new Map<string, JobHandler>()
   private timer: ReturnType<typeof setInterval> | undefined
-  private running: Promise<void> | null = null
+  private inflight = new Map<number, Promise<void>>()
+  private pumping = false
+  private unsubscribe: (() => void) | undefined
+  private idle: Promise<void> | null = null
+  private resolveIdle: (() => void) | null = null
   private lastTickAt = 0
   private stmts
 
-  constructor(sqlite: Database, private clock: Clock, private log: Logger, private batch = 32) {
+  constructor(sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64) {
     this.stmts = {
       insert: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
-        VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) DO NOTHING RETURNING id`),
+        VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
       due: sqlite.prepare(`SELECT id, kind, payload, status, run_at AS runAt, attempts, max_attempts AS maxAttempts FROM jobs
         WHERE status = 'pending' AND run_at <= ?1 ORDER BY run_at, id LIMIT ?2`),
       claim: sqlite.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1 AND status = 'pending'`),
-      done: sqlite.prepare(`UPDATE jobs SET status = 'done', dedupe_key = NULL, updated_at = ?2 WHERE id = ?1`),
+      done: sqlite.prepare(`UPDATE jobs SET status = 'done', updated_at = ?2 WHERE id = ?1`),
       retry: sqlite.prepare(`UPDATE jobs SET status = 'pending', run_at = ?2, last_error = ?3, updated_at = ?4 WHERE id = ?1`),
-      fail: sqlite.prepare(`UPDATE jobs SET status = 'failed', dedupe_key = NULL, last_error = ?2, updated_at = ?3 WHERE id = ?1`),
-      recover: sqlite.prepare(`UPDATE jobs SET status = 'pending', updated_at = ?1 WHERE status = 'running'`),
+      fail: sqlite.prepare(`UPDATE jobs SET status = 'failed', last_error = ?2, updated_at = ?3 WHERE id = ?1`),
+      recover: sqlite.prepare(`UPDATE jobs SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END, last_error = CASE WHEN attempts >= max_attempts THEN 'interrupted on its last attempt' ELSE last_error END, updated_at = ?1 WHERE status = 'running'`),
       prune: sqlite.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?1`),
     }
     this.register('jobs.prune', () => {
@@ -47,15 +51,16 @@ export class JobRunner {
   enqueue(kind: string, payload: unknown, o: EnqueueOptions = {}): number | null {
     const now = this.clock.now()
     const row = this.stmts.insert.get(kind, JSON.stringify(payload), o.runAt ?? now, o.maxAttempts ?? 5, o.dedupeKey ?? null, now) as { id: number } | null
-    if (row && (o.runAt ?? now) <= now) queueMicrotask(() => void this.drain())
+    if (row && (o.runAt ?? now) <= now) queueMicrotask(() => this.pump())
     return row?.id ?? null
   }
 
   start(pollMs = 250): void {
+    if (this.timer) return
     const recovered = this.stmts.recover.run(this.clock.now()).changes
     if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
     this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
-    this.clock.onAdvance(() => this.drain())
+    this.unsubscribe = this.clock.onAdvance(() => this.drain())
     this.timer = setInterval(() => void this.drain(), pollMs)
     this.timer.unref?.()
     void this.drain()
@@ -64,32 +69,52 @@ export class JobRunner {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
-    await this.running
+    this.unsubscribe?.()
+    await Promise.allSettled([...this.inflight.values()])
   }
 
   /** True when the runner has looked for work within the last few seconds. */
   healthy(): boolean { return this.timer !== undefined && Date.now() - this.lastTickAt < 5000 }
 
-  /** Runs every job that is due now; concurrent callers share one pass. */
+  /**
+   * Starts every due job (up to `concurrency` at once) and resolves when nothing due is left
+   * running. Concurrent callers share the same work.
+   */
   drain(): Promise<void> {
-    if (this.running) return this.running.then(() => (this.hasDue() ? this.drain() : undefined))
-    this.running = this.pass().finally(() => { this.running = null })
-    return this.running
+    this.lastTickAt = Date.now()
+    this.pump()
+    if (this.inflight.size === 0) return Promise.resolve()
+    return (this.idle ??= new Promise<void>((r) => { this.resolveIdle = r }))
   }
 
-  private hasDue(): boolean { return (this.stmts.due.all(this.clock.now(), 1) as JobRow[]).length > 0 }
-
-  private async pass(): Promise<void> {
-    this.lastTickAt = Date.now()
-    for (;;) {
-      const due = this.stmts.due.all(this.clock.now(), this.batch) as JobRow[]
-      if (due.length === 0) return
-      for (const job of due) await this.runOne(job)
+  private pump(): void {
+    if (this.pumping) return
+    this.pumping = true
+    try {
+      while (this.inflight.size < this.concurrency) {
+        const due = this.stmts.due.all(this.clock.now(), this.concurrency - this.inflight.size) as JobRow[]
+        if (due.length === 0) break
+        let started = 0
+        for (const job of due) {
+          if (this.inflight.size >= this.concurrency) break
+          if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue
+          started++
+          const p = this.runOne(job).finally(() => {
+            this.inflight.delete(job.id)
+            this.pump()
+            if (this.inflight.size === 0 && this.resolveIdle) { const r = this.resolveIdle; this.idle = null; this.resolveIdle = null; r() }
+          })
+          this.inflight.set(job.id, p)
+        }
+        if (started === 0) break
+      }
+    } finally {
+      this.pumping = false
     }
   }
 
   private async runOne(job: JobRow): Promise<void> {
-    if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) return
+    await Promise.resolve() // run the handler outside pump()'s loop
     const handler = this.handlers.get(job.kind)
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`)

@@ -1,0 +1,117 @@
+// The service signer (secp256k1 key in <dataDir>/keys/signer.key) and the EIP-712 documents it
+// signs: task receipts and EAS offchain attestations. Verification needs nothing but the
+// published address (/.well-known/taskgate-signers) and any EIP-712 library.
+import { encodeAbiParameters, encodePacked, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+
+export const CHAIN_ID = 84532 // Base Sepolia: where testnet receipts and attestations "live"
+export const EAS_ADDRESS = '0x4200000000000000000000000000000000000021' as const // EAS predeploy on OP-stack chains
+export const EAS_VERSION = '1.2.0'
+
+export const RECEIPT_DOMAIN = { name: 'TaskGate Receipt', version: '1', chainId: CHAIN_ID } as const
+export const RECEIPT_TYPES = {
+  TaskReceipt: [
+    { name: 'taskId', type: 'string' },
+    { name: 'operatorId', type: 'string' },
+    { name: 'agentId', type: 'string' },
+    { name: 'taskType', type: 'string' },
+    { name: 'model', type: 'string' },
+    { name: 'provider', type: 'string' },
+    { name: 'promptHash', type: 'bytes32' },
+    { name: 'outputHash', type: 'bytes32' },
+    { name: 'ipfsCid', type: 'string' },
+    { name: 'stateRoot', type: 'bytes32' },
+    { name: 'verificationScoreBps', type: 'uint16' },
+    { name: 'verified', type: 'bool' },
+    { name: 'verificationProof', type: 'bytes32' },
+    { name: 'attestationUid', type: 'bytes32' },
+    { name: 'creditsCharged', type: 'uint256' },
+    { name: 'completedAt', type: 'uint64' },
+  ],
+} as const
+
+export const EAS_DOMAIN = { name: 'EAS Attestation', version: EAS_VERSION, chainId: CHAIN_ID, verifyingContract: EAS_ADDRESS } as const
+export const EAS_TYPES = {
+  Attest: [
+    { name: 'version', type: 'uint16' }, { name: 'schema', type: 'bytes32' }, { name: 'recipient', type: 'address' },
+    { name: 'time', type: 'uint64' }, { name: 'expirationTime', type: 'uint64' }, { name: 'revocable', type: 'bool' },
+    { name: 'refUID', type: 'bytes32' }, { name: 'data', type: 'bytes' }, { name: 'salt', type: 'bytes32' },
+  ],
+} as const
+
+/** The EAS schema every task attestation uses; its UID is keccak256(schema ‖ resolver ‖ revocable) as EAS's SchemaRegistry computes it. */
+export const TASK_SCHEMA = 'string taskId,string agentId,bytes32 promptHash,bytes32 outputHash,string ipfsCid,bytes32 stateRoot,uint16 verificationScoreBps,bool verified'
+export const TASK_SCHEMA_UID = keccak256(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true]))
+
+export interface SignedTypedData<M> {
+  payload: { domain: Record<string, unknown>; types: Record<string, readonly { name: string; type: string }[]>; primaryType: string; message: M }
+  signature: Hex
+  signer: `0x${string}`
+}
+
+export class Signer {
+  readonly account: PrivateKeyAccount
+  readonly keyId: string
+  constructor(privateKey: Hex, readonly since: string) {
+    this.account = privateKeyToAccount(privateKey)
+    this.keyId = `signer-${this.account.address.slice(2, 10).toLowerCase()}`
+  }
+
+  get address(): `0x${string}` { return this.account.address }
+
+  async signReceipt(message: ReceiptMessage): Promise<SignedTypedData<Record<string, unknown>>> {
+    const signature = await this.account.signTypedData({ domain: RECEIPT_DOMAIN, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message })
+    return { payload: { domain: { ...RECEIPT_DOMAIN }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message: jsonSafe(message as unknown as Record<string, unknown>) }, signature, signer: this.address }
+  }
+
+  /** An EAS Version 2 offchain attestation, the object shape eas-sdk emits. */
+  async attest(a: { recipient?: `0x${string}`; time: bigint; data: Hex; salt: Hex; refUID?: Hex }) {
+    const message = {
+      version: 2, schema: TASK_SCHEMA_UID, recipient: a.recipient ?? zeroAddress, time: a.time, expirationTime: 0n,
+      revocable: true, refUID: a.refUID ?? (`0x${'0'.repeat(64)}` as Hex), data: a.data, salt: a.salt,
+    }
+    const signature = await this.account.signTypedData({ domain: EAS_DOMAIN, types: EAS_TYPES, primaryType: 'Attest', message })
+    const uid = offchainUid(message)
+    const { r, s, v } = splitSig(signature)
+    return {
+      uid,
+      sig: { domain: { ...EAS_DOMAIN, chainId: String(CHAIN_ID) }, primaryType: 'Attest', types: EAS_TYPES, message: jsonSafe(message), uid, version: 2, signature: { r, s, v } },
+      signer: this.address,
+      signatureHex: signature,
+    }
+  }
+}
+
+export interface ReceiptMessage {
+  taskId: string; operatorId: string; agentId: string; taskType: string; model: string; provider: string
+  promptHash: Hex; outputHash: Hex; ipfsCid: string; stateRoot: Hex; verificationScoreBps: number; verified: boolean
+  verificationProof: Hex; attestationUid: Hex; creditsCharged: bigint; completedAt: bigint
+}
+
+export function encodeTaskAttestationData(d: { taskId: string; agentId: string; promptHash: Hex; outputHash: Hex; ipfsCid: string; stateRoot: Hex; verificationScoreBps: number; verified: boolean }): Hex {
+  return encodeAbiParameters(parseAbiParameters(TASK_SCHEMA), [d.taskId, d.agentId, d.promptHash, d.outputHash, d.ipfsCid, d.stateRoot, d.verificationScoreBps, d.verified])
+}
+
+/** EAS offchain UID (Version 2), as eas-sdk's Offchain.getOffchainUID computes it. */
+export function offchainUid(m: { version: number; schema: Hex; recipient: `0x${string}`; time: bigint; expirationTime: bigint; revocable: boolean; refUID: Hex; data: Hex; salt: Hex }): Hex {
+  return keccak256(encodePacked(
+    ['uint16', 'bytes', 'address', 'address', 'uint64', 'uint64', 'bool', 'bytes32', 'bytes', 'bytes32', 'uint32'],
+    [m.version, toHex(m.schema), m.recipient, zeroAddress, m.time, m.expirationTime, m.revocable, m.refUID, m.data, m.salt, 0],
+  ))
+}
+
+function splitSig(sig: Hex): { r: Hex; s: Hex; v: number } {
+  return { r: `0x${sig.slice(2, 66)}`, s: `0x${sig.slice(66, 130)}`, v: parseInt(sig.slice(130, 132), 16) }
+}
+
+/** bigints become decimal strings so the signed objects are plain JSON. */
+function jsonSafe<T extends Record<string, unknown>>(m: T): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]))
+}
+
+/** Verifies a signed receipt object as stored on IPFS: recovers the signer from the typed data. */
+export async function verifyReceipt(r: SignedTypedData<Record<string, unknown>>): Promise<boolean> {
+  try {
+    return await verifyTypedData({ address: r.signer, domain: r.payload.domain, types: r.payload.types, primaryType: r.payload.primaryType, message: r.payload.message, signature: r.signature } as Parameters<typeof verifyTypedData>[0])
+  } catch { return false }
+}

@@ -1,0 +1,68 @@
+// The credit ledger: append-only entries plus a balance row per operator with two buckets
+// (monthly allocation, purchased/granted). Every movement is one synchronous SQLite transaction;
+// the balance can never go negative; a `ref` makes each movement idempotent.
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { ProblemError } from '../http/errors'
+
+export interface Balance { operatorId: string; allocationBalance: number; purchasedBalance: number; monthlyAllocation: number; lastResetAt: number }
+export const totalOf = (b: Balance) => b.allocationBalance + b.purchasedBalance
+
+export class InsufficientCredits extends ProblemError {
+  constructor(needed: number, balance: number) {
+    super(402, 'INSUFFICIENT_CREDITS', `this needs ${needed} credit(s); the balance is ${balance}`, { needed, balance })
+  }
+}
+
+export class Ledger {
+  private q
+  constructor(private db: Database, private clock: Clock) {
+    this.q = {
+      get: db.prepare('SELECT operator_id AS operatorId, allocation_balance AS allocationBalance, purchased_balance AS purchasedBalance, monthly_allocation AS monthlyAllocation, last_reset_at AS lastResetAt FROM credit_balances WHERE operator_id = ?1'),
+      open: db.prepare('INSERT INTO credit_balances (operator_id, allocation_balance, purchased_balance, monthly_allocation, last_reset_at) VALUES (?1, ?2, 0, ?2, ?3) ON CONFLICT(operator_id) DO NOTHING'),
+      set: db.prepare('UPDATE credit_balances SET allocation_balance = ?2, purchased_balance = ?3 WHERE operator_id = ?1'),
+      entry: db.prepare('INSERT INTO ledger_entries (operator_id, delta, balance_after, bucket, reason, task_id, ref, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)'),
+      byRef: db.prepare('SELECT id, delta FROM ledger_entries WHERE ref = ?1'),
+    }
+  }
+
+  /** Opens the operator's account with its monthly allocation (no-op if it exists). */
+  open(operatorId: string, monthlyAllocation: number): void {
+    this.db.transaction(() => {
+      const created = this.q.open.run(operatorId, monthlyAllocation, this.clock.now()).changes > 0
+      if (created && monthlyAllocation > 0) this.q.entry.run(operatorId, monthlyAllocation, monthlyAllocation, 'allocation', 'monthly_allocation', null, `open:${operatorId}`, this.clock.now())
+    })()
+  }
+
+  balance(operatorId: string): Balance | null { return (this.q.get.get(operatorId) as Balance | null) ?? null }
+
+  /**
+   * Takes `amount` credits (allocation first, then purchased). Must be called inside a
+   * transaction when it has to commit together with other writes. Idempotent by `ref`: a
+   * second call with the same ref changes nothing and returns false.
+   */
+  debit(operatorId: string, amount: number, reason: string, ref: string, taskId: string | null = null): boolean {
+    if (this.q.byRef.get(ref)) return false
+    const b = this.balance(operatorId)
+    const total = b ? totalOf(b) : 0
+    if (!b || total < amount) throw new InsufficientCredits(amount, total)
+    const fromAlloc = Math.min(b.allocationBalance, amount)
+    const alloc = b.allocationBalance - fromAlloc
+    const purchased = b.purchasedBalance - (amount - fromAlloc)
+    this.q.set.run(operatorId, alloc, purchased)
+    const bucket = fromAlloc === amount ? 'allocation' : fromAlloc === 0 ? 'purchased' : 'mixed'
+    this.q.entry.run(operatorId, -amount, alloc + purchased, bucket, reason, taskId, ref, this.clock.now())
+    return true
+  }
+
+  /** Gives back what the debit with `debitRef` took (once). Refunds go to the purchased bucket so they survive a monthly reset. */
+  refund(operatorId: string, debitRef: string, reason: string, taskId: string | null = null): boolean {
+    const debit = this.q.byRef.get(debitRef) as { delta: number } | null
+    if (!debit || this.q.byRef.get(`refund:${debitRef}`)) return false
+    const b = this.balance(operatorId)!
+    const amount = -debit.delta
+    this.q.set.run(operatorId, b.allocationBalance, b.purchasedBalance + amount)
+    this.q.entry.run(operatorId, amount, totalOf(b) + amount, 'purchased', reason, taskId, `refund:${debitRef}`, this.clock.now())
+    return true
+  }
+}

@@ -1,0 +1,86 @@
+// Helia's block and key/value stores on one SQLite file (<dataDir>/ipfs.db), separate from the
+// app database so large block writes never hold the app's write lock.
+import type { Database, Statement } from 'bun:sqlite'
+import { BaseBlockstore } from 'blockstore-core/base'
+import { NotFoundError } from 'interface-store'
+import { BaseDatastore } from 'datastore-core/base'
+import { Key, type KeyQuery, type Pair as KvPair, type Query } from 'interface-datastore'
+import type { Pair } from 'interface-blockstore'
+import { CID } from 'multiformats/cid'
+
+async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  if (v instanceof Uint8Array) return v
+  const parts: Uint8Array[] = []
+  for await (const p of v as AsyncIterable<Uint8Array>) parts.push(p)
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+}
+
+export function initIpfsSchema(db: Database): void {
+  db.run('CREATE TABLE IF NOT EXISTS ipfs_blocks (mh BLOB PRIMARY KEY, cid BLOB NOT NULL, data BLOB NOT NULL) WITHOUT ROWID')
+  db.run('CREATE TABLE IF NOT EXISTS ipfs_kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID')
+}
+
+export class SqliteBlockstore extends BaseBlockstore {
+  private q: Record<'put' | 'get' | 'has' | 'del' | 'all', Statement>
+  constructor(db: Database) {
+    super()
+    this.q = {
+      put: db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)'),
+      get: db.prepare('SELECT data FROM ipfs_blocks WHERE mh = ?1'),
+      has: db.prepare('SELECT 1 AS x FROM ipfs_blocks WHERE mh = ?1'),
+      del: db.prepare('DELETE FROM ipfs_blocks WHERE mh = ?1'),
+      all: db.prepare('SELECT cid, data FROM ipfs_blocks'),
+    }
+  }
+
+  override async put(cid: CID, val: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CID> {
+    this.q.put.run(cid.multihash.bytes, cid.bytes, await toBytes(val))
+    return cid
+  }
+
+  override *get(cid: CID): Generator<Uint8Array> {
+    const row = this.q.get.get(cid.multihash.bytes) as { data: Uint8Array } | null
+    if (!row) throw new NotFoundError(`block ${cid} not found`)
+    yield row.data
+  }
+
+  override has(cid: CID): boolean { return this.q.has.get(cid.multihash.bytes) != null }
+  override delete(cid: CID): void { this.q.del.run(cid.multihash.bytes) }
+
+  override *getAll(): Generator<Pair> {
+    for (const r of this.q.all.iterate() as Iterable<{ cid: Uint8Array; data: Uint8Array }>) {
+      const data = r.data
+      yield { cid: CID.decode(r.cid), bytes: (function* () { yield data })() }
+    }
+  }
+}
+
+export class SqliteDatastore extends BaseDatastore {
+  private q: Record<'put' | 'get' | 'has' | 'del' | 'prefix', Statement>
+  constructor(db: Database) {
+    super()
+    this.q = {
+      put: db.prepare('INSERT INTO ipfs_kv (k, v) VALUES (?1, ?2) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
+      get: db.prepare('SELECT v FROM ipfs_kv WHERE k = ?1'),
+      has: db.prepare('SELECT 1 AS x FROM ipfs_kv WHERE k = ?1'),
+      del: db.prepare('DELETE FROM ipfs_kv WHERE k = ?1'),
+      prefix: db.prepare("SELECT k, v FROM ipfs_kv WHERE k >= ?1 AND k < ?1 || x'ff' ORDER BY k"),
+    }
+  }
+
+  override put(key: Key, val: Uint8Array): Key { this.q.put.run(key.toString(), val); return key }
+  override get(key: Key): Uint8Array {
+    const row = this.q.get.get(key.toString()) as { v: Uint8Array } | null
+    if (!row) throw new NotFoundError(`key ${key} not found`)
+    return row.v
+  }
+  override has(key: Key): boolean { return this.q.has.get(key.toString()) != null }
+  override delete(key: Key): void { this.q.del.run(key.toString()) }
+
+  override *_all(q: Query): Generator<KvPair> {
+    for (const r of this.q.prefix.iterate(q.prefix ?? '') as Iterable<{ k: string; v: Uint8Array }>) yield { key: new Key(r.k), value: r.v }
+  }
+  override *_allKeys(q: KeyQuery): Generator<Key> {
+    for (const r of this.q.prefix.iterate(q.prefix ?? '') as Iterable<{ k: string }>) yield new Key(r.k)
+  }
+}
