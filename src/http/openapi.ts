@@ -7,10 +7,26 @@ const SECURITY: Record<string, Record<string, string[]>[]> = {
   none: [], optional: [{}, { bearer: [] }, { apiKey: [] }], bearer: [{ bearer: [] }], apiKey: [{ apiKey: [] }], either: [{ bearer: [] }, { apiKey: [] }],
 }
 
-/** TypeBox schemas are JSON Schema already; this drops TypeBox's symbols and $id. */
+/**
+ * TypeBox schemas are JSON Schema already; this drops TypeBox's symbols and $id, and undoes
+ * Elysia's coercion unions (`anyOf: [{ type: string, format: integer }, { type: integer }]`),
+ * which describe what Elysia accepts in query strings rather than the API's types.
+ */
 const plain = (s: TSchema): Record<string, unknown> => {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>
-  return rest
+  return unwrapCoercion(rest) as Record<string, unknown>
+}
+
+function unwrapCoercion(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(unwrapCoercion)
+  if (!v || typeof v !== 'object') return v
+  const o = v as Record<string, unknown>
+  const any = o.anyOf as Record<string, unknown>[] | undefined
+  if (any?.length === 2 && any[0]?.type === 'string' && ['integer', 'numeric', 'boolean'].includes(String(any[0]?.format))) {
+    const { anyOf: _a, ...restOf } = o
+    return unwrapCoercion({ ...restOf, ...any[1] })
+  }
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, unwrapCoercion(x)]))
 }
 
 export function buildOpenApi(routes: RouteDef[], info: { version: string; serverUrl: string }) {
