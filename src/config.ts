@@ -41,6 +41,11 @@ export const SETTINGS: Setting[] = [
   { key: 'tiers.enterprise.monthlyCredits', env: 'TASKGATE_TIERS_ENTERPRISE_MONTHLY_CREDITS', kind: 'int', def: 10000, doc: 'Monthly credit allocation, ENTERPRISE.' },
   { key: 'tiers.pro.priceMonthlyUsd', env: 'TASKGATE_TIERS_PRO_PRICE_MONTHLY_USD', kind: 'number', def: 15, doc: 'Advertised PRO price per month (USD).' },
   { key: 'credits.topUpPacks', env: 'TASKGATE_CREDITS_TOP_UP_PACKS', kind: 'json', def: [{ credits: 500, priceUsd: 5 }, { credits: 2000, priceUsd: 15 }, { credits: 10000, priceUsd: 50 }], doc: 'Top-up packs (JSON array of {credits, priceUsd}).' },
+  { key: 'credits.taskCost', env: 'TASKGATE_TASK_COST', kind: 'json', def: { default: 1 }, doc: 'Credits per task by task type (JSON object; "default" for the rest).' },
+  { key: 'compute.providerTimeoutMs', env: 'TASKGATE_PROVIDER_TIMEOUT_MS', kind: 'int', def: 60000, doc: 'Per-attempt timeout of a provider call.' },
+  { key: 'verification.threshold', env: 'TASKGATE_VERIFICATION_THRESHOLD', kind: 'number', def: 0.7, doc: 'Verification score at or above which a result is VERIFIED.' },
+  { key: 'explorer.txUrl', env: 'TASKGATE_EXPLORER_TX_URL', kind: 'string', def: '', doc: 'Verification explorer URL template with {hash} (default: this server\'s /explorer pages).' },
+  { key: 'explorer.attestationUrl', env: 'TASKGATE_EXPLORER_ATTESTATION_URL', kind: 'string', def: '', doc: 'Attestation explorer URL template with {uid} (default: this server\'s /explorer pages).' },
   { key: 'leaderboard.pioneer.taskPoints', env: 'TASKGATE_PIONEER_TASK_POINTS', kind: 'int', def: 25, doc: 'Pioneer points per completed task.' },
   { key: 'leaderboard.pioneer.explorerThreshold', env: 'TASKGATE_PIONEER_EXPLORER_THRESHOLD', kind: 'int', def: 500, doc: 'Points for the Explorer badge.' },
   { key: 'leaderboard.pioneer.founderThreshold', env: 'TASKGATE_PIONEER_FOUNDER_THRESHOLD', kind: 'int', def: 25000, doc: 'Points for the Founder badge.' },
@@ -73,6 +78,11 @@ export interface Config {
   proPriceMonthlyUsd: number
   topUpPacks: { credits: number; priceUsd: number }[]
   pioneer: { taskPoints: number; explorerThreshold: number; founderThreshold: number }
+  taskCost: Record<string, number>
+  providerTimeoutMs: number
+  verificationThreshold: number
+  explorerTxUrl: string
+  explorerAttestationUrl: string
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +162,11 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
   const packs = flat['credits.topUpPacks']
   if (!Array.isArray(packs) || !packs.every((p) => typeof p?.credits === 'number' && typeof p?.priceUsd === 'number'))
     throw new ConfigError('credits.topUpPacks: expected an array of {credits, priceUsd}')
+  const costs = flat['credits.taskCost']
+  if (!costs || typeof costs !== 'object' || Array.isArray(costs) || !Object.values(costs).every((v) => Number.isInteger(v) && (v as number) >= 0))
+    throw new ConfigError('credits.taskCost: expected an object of non-negative integers')
+  const threshold = flat['verification.threshold'] as number
+  if (threshold < 0 || threshold > 1) throw new ConfigError('verification.threshold: expected a number in [0, 1]')
   const gh = { clientId: flat['github.clientId'] as string, clientSecret: flat['github.clientSecret'] as string }
   return {
     dataDir: flat.dataDir as string,
@@ -185,5 +200,10 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
       explorerThreshold: flat['leaderboard.pioneer.explorerThreshold'] as number,
       founderThreshold: flat['leaderboard.pioneer.founderThreshold'] as number,
     },
+    taskCost: costs as Record<string, number>,
+    providerTimeoutMs: flat['compute.providerTimeoutMs'] as number,
+    verificationThreshold: flat['verification.threshold'] as number,
+    explorerTxUrl: flat['explorer.txUrl'] as string,
+    explorerAttestationUrl: flat['explorer.attestationUrl'] as string,
   }
 }

@@ -8,7 +8,8 @@ import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from 
 import { migrate, openDb } from './db'
 import { KeyService } from './keys/service'
 import { createLogger } from './log'
-import { OperatorService } from './operators/service'
+import { effectiveTier, OperatorService } from './operators/service'
+import { Ledger } from './credits/ledger'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
 import { loadSecrets } from './secrets'
@@ -42,7 +43,8 @@ function offline(flags: Record<string, string | true>) {
   migrate(db)
   const clock = new Clock(db.$client)
   const keys = new KeyService(db, clock, config.phase)
-  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id))
+  const ledger = new Ledger(db.$client, clock)
+  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
   return { config, log, secrets, db, clock, operators }
 }
 

@@ -4,7 +4,12 @@ import { join } from 'node:path'
 import type { Config } from './config'
 import { createHttp } from './http/app'
 import type { RouteDef } from './http/route'
+import { agentRoutes } from './agents/routes'
+import { computeRoutes } from './compute/routes'
+import { ipfsRoutes } from './ipfs/routes'
 import { keyRoutes } from './keys/routes'
+import { proofRoutes } from './proofs/routes'
+import { taskRoutes } from './tasks/routes'
 import { createLogger, type Logger } from './log'
 import { operatorRoutes } from './operators/routes'
 import { buildServices, type Services } from './services'
@@ -15,14 +20,14 @@ export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.di
 
 export function allRoutes(s: Services): RouteDef[] {
   const routes: RouteDef[] = []
-  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s))
+  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s))
   return routes
 }
 
 export interface RunningServer { services: Services; url: string; port: number; stop(): Promise<void> }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const s = buildServices(config, log)
+  const s = await buildServices(config, log)
   const http = createHttp({
     routes: allRoutes(s), auth: s.auth, log, metrics: s.metrics,
     jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit,
@@ -37,6 +42,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.setBoundPort(server.port!)
   s.keys.start()
   s.jobs.start()
+  s.overflow.start()
   s.setup.open(s.operators.countAdmins() === 0)
   log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')
   s.printSetupUrl()
@@ -47,7 +53,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       if (stopped) return
       stopped = true
       await server.stop()
+      await s.overflow.stop()
       await s.jobs.stop()
+      await s.ipfs.stop()
       s.keys.stop()
       s.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
       s.db.$client.close()

@@ -1,6 +1,14 @@
 // Composition root: builds every service once from the configuration. Route modules receive
 // this object and call into it; nothing else constructs services.
+import { AgentService } from './agents/service'
+import { Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from './chain/signer'
 import { Clock } from './clock'
+import { OverflowQueue } from './compute/overflow'
+import { ComputeService } from './compute/service'
+import { Ledger } from './credits/ledger'
+import { IpfsNode } from './ipfs/node'
+import { PipelineRunner } from './pipeline/runner'
+import { TaskService } from './tasks/service'
 import type { Config } from './config'
 import { migrate, openDb, type Db } from './db'
 import { Authenticator } from './http/auth'
@@ -9,7 +17,7 @@ import { JobRunner } from './jobs/runner'
 import { KeyService } from './keys/service'
 import type { Logger } from './log'
 import { GithubClient } from './operators/github'
-import { OperatorService } from './operators/service'
+import { effectiveTier, OperatorService } from './operators/service'
 import { SetupService } from './operators/setup'
 import { TokenService } from './operators/tokens'
 import { loadSecrets, type Secrets } from './secrets'
@@ -27,6 +35,16 @@ export interface Services {
   jobs: JobRunner
   metrics: HttpMetrics
   setup: SetupService
+  ledger: Ledger
+  agents: AgentService
+  compute: ComputeService
+  overflow: OverflowQueue
+  ipfs: IpfsNode
+  signer: Signer
+  chainInfo: { taskSchema: { schema: string; uid: string } }
+  pipeline: PipelineRunner
+  tasks: TaskService
+  explorer: { tx(hash: string): string; attestation(uid: string): string }
   github: GithubClient | null
   /** Base URL users reach the service at (configured, or derived from the bound address). */
   baseUrl(): string
@@ -34,16 +52,21 @@ export interface Services {
   setBoundPort(port: number): void
 }
 
-export function buildServices(config: Config, log: Logger): Services {
+export async function buildServices(config: Config, log: Logger): Promise<Services> {
   const secrets = loadSecrets(config.dataDir)
   const db = openDb(config.dataDir)
   const applied = migrate(db)
   if (applied) log.info({ applied }, 'database migrations applied')
   const clock = new Clock(db.$client)
   const keys = new KeyService(db, clock, config.phase)
-  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id))
+  const ledger = new Ledger(db.$client, clock)
+  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
   const tokens = new TokenService(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
+  const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs)
+  const ipfs = await IpfsNode.open(config.dataDir)
+  const signerSince = (db.$client.query("SELECT value FROM meta WHERE key = 'signer.since'").get() as { value: string } | null)?.value
+    ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
     auth: new Authenticator(tokens, operators, keys, clock),
@@ -59,6 +82,23 @@ export function buildServices(config: Config, log: Logger): Services {
       process.stderr.write(`\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${s.baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
     },
     setBoundPort: (p) => { port = p },
+    ledger, compute, ipfs,
+    agents: new AgentService(db.$client, clock, keys, compute.modelExists),
+    overflow: null as unknown as OverflowQueue,
+    signer: new Signer(secrets.signerKey, signerSince),
+    chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
+    pipeline: null as unknown as PipelineRunner,
+    tasks: null as unknown as TaskService,
+    explorer: {
+      tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
+      attestation: (uid) => (config.explorerAttestationUrl || `${s.baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
+    },
   }
+  s.pipeline = new PipelineRunner(s)
+  s.tasks = new TaskService(s)
+  s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
+    if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
+    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))()
+  })
   return s
 }

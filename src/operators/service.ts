@@ -30,7 +30,7 @@ export const effectiveTier = (op: Pick<OperatorRow, 'tier' | 'tierOverride'>): T
 
 export class OperatorService {
   private byIdStmt
-  constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean) {
+  constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {}) {
     this.byIdStmt = db.select().from(operators).where(eq(operators.id, sql.placeholder('id'))).prepare()
   }
 
@@ -56,7 +56,9 @@ export class OperatorService {
     return this.db.transaction((tx) => {
       if (o.onlyIfFirst && this.countAdmins() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
       if (tx.select({ id: operators.id }).from(operators).where(eq(operators.login, login)).get()) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
-      return tx.insert(operators).values(row).returning().get()
+      const op = tx.insert(operators).values(row).returning().get()
+      this.onCreate(op) // e.g. open the credit account, in the same transaction
+      return op
     })
   }
 

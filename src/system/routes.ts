@@ -43,12 +43,13 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
       handler: () => ({ status: 'ok' as const, version: VERSION }),
     }),
     defineRoute({
-      method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database and job runner',
+      method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database, IPFS node and job runner',
       responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } },
       handler: ({ set }) => {
         const checks: Record<string, string> = {}
         try { s.db.$client.query('SELECT 1').get(); checks.db = 'ok' } catch (e) { checks.db = (e as Error).message }
         checks.jobs = s.jobs.healthy() ? 'ok' : 'not running'
+        checks.ipfs = s.ipfs.healthy() ? 'ok' : 'unavailable'
         const ready = Object.values(checks).every((v) => v === 'ok')
         if (!ready) set.status = 503
         return { status: ready ? 'ready' : 'not ready', checks }

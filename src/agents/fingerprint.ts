@@ -1,0 +1,63 @@
+// Agent fingerprint: a hash chain of completed tasks (stateRoot) and running behaviour statistics
+// (Welford means/variances) from which trust metrics are derived.
+import { concat, keccak256, toHex, type Hex } from 'viem'
+
+export const ZERO_ROOT: Hex = `0x${'0'.repeat(64)}`
+export const METRICS = ['latencyMs', 'outputSize', 'verificationScore', 'cost', 'failure'] as const
+export type Metric = (typeof METRICS)[number]
+export interface Stat { n: number; mean: number; m2: number }
+export type Metrics = Partial<Record<Metric, Stat>> & { last?: Partial<Record<Metric, number>> }
+
+/** stateRoot' = keccak256(stateRoot ‖ leaf), leaf = keccak256 of the task's canonical summary. */
+export function nextStateRoot(prev: Hex, leaf: Hex): Hex { return keccak256(concat([prev, leaf])) }
+
+export function leafHash(summary: { taskId: string; ipfsCid: string; outputHash: Hex; verificationScore: number; latencyMs: number }): Hex {
+  return keccak256(toHex(JSON.stringify([summary.taskId, summary.ipfsCid, summary.outputHash, summary.verificationScore, summary.latencyMs])))
+}
+
+export function observe(m: Metrics, sample: Record<Metric, number>): Metrics {
+  const out: Metrics = { ...m, last: sample }
+  for (const k of METRICS) {
+    const s = m[k] ?? { n: 0, mean: 0, m2: 0 }
+    const n = s.n + 1
+    const d = sample[k] - s.mean
+    const mean = s.mean + d / n
+    out[k] = { n, mean, m2: s.m2 + d * (sample[k] - mean) }
+  }
+  return out
+}
+
+export const variance = (s?: Stat) => (s && s.n > 1 ? s.m2 / (s.n - 1) : 0)
+
+/** Trust metrics for the passport (decisions.md §10); all in [0, 1] except driftScore (≥ 0). */
+export function trustMetrics(m: Metrics, totalTasks: number, verifiedTasks: number) {
+  const failure = m.failure
+  const successRate = failure ? 1 - failure.mean : 0
+  const ari = (successRate * (failure?.n ?? 0) + 1) / ((failure?.n ?? 0) + 2) // Laplace-smoothed success
+  const vci = m.verificationScore ? (verifiedTasks / Math.max(1, totalTasks)) * m.verificationScore.mean : 0
+  const cv = (s?: Stat) => (s && s.mean > 0 ? Math.sqrt(variance(s)) / s.mean : 0)
+  const cq = 1 / (1 + (cv(m.latencyMs) + cv(m.outputSize)) / 2)
+  let drift = 0
+  let dims = 0
+  for (const k of ['latencyMs', 'outputSize', 'verificationScore'] as const) {
+    const s = m[k], last = m.last?.[k]
+    if (!s || s.n < 3 || last === undefined) continue
+    const v = variance(s)
+    if (v > 0) { drift += (last - s.mean) ** 2 / v; dims++ }
+  }
+  const driftScore = dims ? Math.sqrt(drift / dims) : 0
+  return { ari: round(ari), vci: round(vci), cq: round(cq), driftScore: round(driftScore) }
+}
+
+export const TRUST_LEVELS = ['QUARANTINE', 'PROBATIONARY', 'PROVISIONAL', 'STANDARD', 'TRUSTED'] as const
+
+/** Thresholds (documented in docs/pipeline.md): volume first, then quality. */
+export function trustLevel(totalTasks: number, t: { ari: number; vci: number; driftScore: number }): (typeof TRUST_LEVELS)[number] {
+  if (totalTasks >= 5 && (t.ari < 0.5 || t.driftScore > 4)) return 'QUARANTINE'
+  if (totalTasks < 5) return 'PROBATIONARY'
+  if (totalTasks < 25 || t.vci < 0.5) return 'PROVISIONAL'
+  if (totalTasks < 100 || t.ari < 0.95 || t.vci < 0.8) return 'STANDARD'
+  return 'TRUSTED'
+}
+
+const round = (x: number) => Math.round(x * 10000) / 10000

@@ -1,0 +1,59 @@
+// HTTP for agents (bearer only).
+import { t } from 'elysia'
+import { defineRoute } from '../http/route'
+import { effectiveTier } from '../operators/service'
+import type { Services } from '../services'
+import { Agent, AgentDetail, AgentIdParams, RegisteredAgent, RegisterAgentBody, UpdateAgentBody } from './schema'
+import { agentView } from './service'
+
+export function agentRoutes(s: Services) {
+  const tags = ['Agents']
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/v1/agents/register', auth: 'bearer', tags, body: RegisterAgentBody,
+      summary: 'Register an agent; returns its agent-bound API key once',
+      description: 'Agents per tier: FREE 3, PRO 50, ENTERPRISE unlimited (403 AGENT_LIMIT_REACHED). Unknown capabilities → 400 INVALID_CAPABILITY.',
+      responses: { 201: { description: 'registered', schema: RegisteredAgent } },
+      handler: ({ auth, body, set }) => {
+        const r = s.agents.register(auth.operator.id, effectiveTier(auth.operator), body)
+        set.status = 201
+        return { ...agentView(r.agent), apiKey: r.apiKey, keyId: r.keyId }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/agents', auth: 'bearer', tags, summary: 'The operator\'s agents',
+      responses: { 200: { description: 'agents', schema: t.Array(Agent) } },
+      handler: ({ auth }) => s.agents.list(auth.operator.id).map(agentView),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams,
+      summary: 'Agent detail with policy status and verification history',
+      responses: { 200: { description: 'agent', schema: AgentDetail } },
+      handler: ({ auth, params }) => {
+        const a = s.agents.owned(auth.operator.id, params.agentId)
+        const trust = s.agents.trust(a)
+        const keyActive = a.keyId ? s.db.$client.query('SELECT 1 FROM api_keys WHERE id = ?1 AND revoked_at IS NULL').get(a.keyId) != null : false
+        const history = (s.db.$client.query("SELECT id, task_type, verification_status, verification_score, completed_at FROM tasks WHERE agent_id = ?1 AND status = 'COMPLETED' ORDER BY created_at DESC LIMIT 20").all(a.id) as any[])
+          .map((r) => ({ taskId: r.id, taskType: r.task_type, verificationStatus: r.verification_status, verificationScore: r.verification_score, completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null }))
+        return {
+          ...agentView(a), stateRoot: a.stateRoot,
+          policyStatus: { allowedTaskTypes: a.capabilities, keyActive, status: a.status, trustLevel: trust.trustLevel },
+          verificationHistory: history,
+          metrics: { totalTasks: a.totalTasks, verifiedTasks: a.verifiedTasks, failedTasks: a.failedTasks, ari: trust.ari, vci: trust.vci, cq: trust.cq, driftScore: trust.driftScore },
+        }
+      },
+    }),
+    defineRoute({
+      method: 'PATCH', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams, body: UpdateAgentBody,
+      summary: 'Update an agent (displayName, description, capabilities, model only)',
+      responses: { 200: { description: 'updated agent', schema: Agent } },
+      handler: ({ auth, params, body }) => agentView(s.agents.update(auth.operator.id, params.agentId, body)),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams,
+      summary: 'Archive an agent and revoke its key',
+      responses: { 204: { description: 'archived' } },
+      handler: ({ auth, params, set }) => { s.agents.archive(auth.operator.id, params.agentId); set.status = 204; return '' },
+    }),
+  ]
+}

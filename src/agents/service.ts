@@ -1,0 +1,99 @@
+// Agents: registration (with an agent-bound API key, atomically), updates, archive, detail.
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { TIER_LIMITS, type Tier } from '../config'
+import { badRequest, forbidden, notFound } from '../http/errors'
+import type { KeyService } from '../keys/service'
+import { randomToken } from '../lib/ids'
+import { type Metrics, trustLevel, trustMetrics, ZERO_ROOT } from './fingerprint'
+import { TASK_TYPES } from './schema'
+
+export interface AgentRow {
+  id: string; operatorId: string; displayName: string; description: string; model: string; agentVersion: string
+  capabilities: string[]; status: 'ACTIVE' | 'ARCHIVED'; keyId: string | null; stateRoot: string; metrics: Metrics
+  totalTasks: number; verifiedTasks: number; failedTasks: number; lastActiveAt: number | null; createdAt: number; updatedAt: number
+}
+
+const COLS = `id, operator_id AS operatorId, display_name AS displayName, description, model, agent_version AS agentVersion,
+  capabilities, status, key_id AS keyId, state_root AS stateRoot, metrics, total_tasks AS totalTasks, verified_tasks AS verifiedTasks,
+  failed_tasks AS failedTasks, last_active_at AS lastActiveAt, created_at AS createdAt, updated_at AS updatedAt`
+
+const parse = (r: Record<string, any> | null): AgentRow | null => (r ? { ...r, capabilities: JSON.parse(r.capabilities), metrics: JSON.parse(r.metrics) } as AgentRow : null)
+
+export function assertCapabilities(caps: string[]): void {
+  const bad = caps.filter((c) => !(TASK_TYPES as readonly string[]).includes(c))
+  if (bad.length) throw badRequest('INVALID_CAPABILITY', `unknown capabilities: ${bad.join(', ')} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
+}
+
+export class AgentService {
+  private byIdStmt
+  constructor(private db: Database, private clock: Clock, private keys: KeyService, private modelExists: (m: string) => boolean) {
+    this.byIdStmt = db.prepare(`SELECT ${COLS} FROM agents WHERE id = ?1`)
+  }
+
+  byId(id: string): AgentRow | null { return parse(this.byIdStmt.get(id) as Record<string, any> | null) }
+
+  /** The operator's agent, or 404 (another operator's agent is indistinguishable from none). */
+  owned(operatorId: string, id: string): AgentRow {
+    const a = this.byId(id)
+    if (!a || a.operatorId !== operatorId) throw notFound('agent')
+    return a
+  }
+
+  register(operatorId: string, tier: Tier, body: { displayName: string; capabilities: string[]; description?: string; model?: string; agentVersion?: string }) {
+    assertCapabilities(body.capabilities)
+    const model = body.model ?? 'builtin'
+    if (!this.modelExists(model)) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
+    const limit = TIER_LIMITS[tier].agents
+    const slug = body.displayName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24) || 'agent'
+    const id = `agent_${slug}_${randomToken(6).toLowerCase()}`
+    const now = this.clock.now()
+    return this.db.transaction(() => {
+      if (limit !== null) {
+        const n = (this.db.query("SELECT count(*) AS n FROM agents WHERE operator_id = ?1 AND status = 'ACTIVE'").get(operatorId) as { n: number }).n
+        if (n >= limit) throw forbidden('AGENT_LIMIT_REACHED', `the ${tier} tier allows ${limit} active agents; archive one or upgrade`, { limit })
+      }
+      const { key, row } = this.keys.insert(operatorId, { label: `agent:${body.displayName}`, rateLimitRpm: TIER_LIMITS[tier].defaultRpm, agentId: id })
+      this.db.query(`INSERT INTO agents (id, operator_id, display_name, description, model, agent_version, capabilities, status, key_id, state_root, metrics, created_at, updated_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'ACTIVE', ?8, ?9, '{}', ?10, ?10)`)
+        .run(id, operatorId, body.displayName, body.description ?? '', model, body.agentVersion ?? '1.0.0', JSON.stringify(body.capabilities), row.id, ZERO_ROOT, now)
+      return { agent: this.byId(id)!, apiKey: key, keyId: row.id }
+    })()
+  }
+
+  list(operatorId: string): AgentRow[] {
+    return (this.db.query(`SELECT ${COLS} FROM agents WHERE operator_id = ?1 ORDER BY created_at`).all(operatorId) as Record<string, any>[]).map((r) => parse(r)!)
+  }
+
+  update(operatorId: string, id: string, body: { displayName?: string; description?: string; capabilities?: string[]; model?: string }): AgentRow {
+    const a = this.owned(operatorId, id)
+    if (a.status === 'ARCHIVED') throw forbidden('AGENT_ARCHIVED', 'an archived agent cannot be changed')
+    if (body.capabilities) assertCapabilities(body.capabilities)
+    if (body.model && !this.modelExists(body.model)) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${body.model}`)
+    this.db.query(`UPDATE agents SET display_name = ?2, description = ?3, capabilities = ?4, model = ?5, updated_at = ?6 WHERE id = ?1`)
+      .run(id, body.displayName ?? a.displayName, body.description ?? a.description, JSON.stringify(body.capabilities ?? a.capabilities), body.model ?? a.model, this.clock.now())
+    return this.byId(id)!
+  }
+
+  /** Archives the agent and revokes its key, in one transaction. */
+  archive(operatorId: string, id: string): void {
+    const a = this.owned(operatorId, id)
+    const now = this.clock.now()
+    this.db.transaction(() => {
+      this.db.query("UPDATE agents SET status = 'ARCHIVED', updated_at = ?2 WHERE id = ?1").run(id, now)
+      if (a.keyId) this.db.query('UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL').run(a.keyId, now)
+    })()
+  }
+
+  trust(a: AgentRow) {
+    const t = trustMetrics(a.metrics, a.totalTasks, a.verifiedTasks)
+    return { ...t, trustLevel: trustLevel(a.totalTasks, t) }
+  }
+}
+
+export function agentView(a: AgentRow) {
+  return {
+    agentId: a.id, operatorId: a.operatorId, displayName: a.displayName, capabilities: a.capabilities, description: a.description,
+    model: a.model, agentVersion: a.agentVersion, status: a.status, createdAt: new Date(a.createdAt).toISOString(), updatedAt: new Date(a.updatedAt).toISOString(),
+  }
+}

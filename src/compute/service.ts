@@ -1,0 +1,157 @@
+// Compute: the provider registry, the key pool (per-key RPM and concurrency, cooldown on 429/5xx,
+// retry on another key, timeouts) and the overflow queue for work that finds the pool full.
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { conflict, notFound, ProblemError } from '../http/errors'
+import { SlidingWindowLimiter } from '../http/ratelimit'
+import { newId } from '../lib/ids'
+import type { Logger } from '../log'
+import { builtinComplete } from './providers/builtin'
+import { remoteComplete } from './providers/remote'
+import { ProviderError, type CompletionRequest, type CompletionResult } from './types'
+
+export const MAX_ATTEMPTS = 3
+const COOLDOWN_MS = 30_000
+
+interface PoolKey { id: string; secret: string; first4: string; last4: string; rpm: number; concurrency: number; inflight: number; cooldownUntil: number }
+export interface Provider { id: string; name: string; kind: 'openai' | 'anthropic' | 'builtin'; baseUrl: string | null; models: string[]; keys: PoolKey[] }
+
+export class ComputeFailed extends Error {
+  constructor(message: string, public attempts: number) { super(message) }
+}
+
+export interface NewProvider { name: string; kind: Provider['kind']; baseUrl?: string; models: string[]; keys?: { key: string; rpm?: number; concurrency?: number }[] }
+
+export class ComputeService {
+  private providers = new Map<string, Provider>()
+  private byModel = new Map<string, Provider>()
+  private limiter: SlidingWindowLimiter
+  private capacityListeners = new Set<() => void>()
+
+  constructor(private db: Database, private clock: Clock, private log: Logger, private timeoutMs: number) {
+    this.limiter = new SlidingWindowLimiter(clock)
+    this.load()
+  }
+
+  /** Loads providers from the database; a fresh install gets the builtin provider. */
+  load(): void {
+    if (!this.db.query("SELECT 1 FROM providers WHERE kind = 'builtin'").get()) {
+      this.db.query("INSERT INTO providers (id, name, kind, base_url, models, created_at) VALUES ('prov_builtin', 'builtin', 'builtin', NULL, ?1, ?2)").run(JSON.stringify(['builtin']), this.clock.now())
+    }
+    const old = this.providers
+    this.providers = new Map()
+    this.byModel = new Map()
+    for (const p of this.db.query('SELECT id, name, kind, base_url AS baseUrl, models FROM providers ORDER BY created_at').all() as { id: string; name: string; kind: Provider['kind']; baseUrl: string | null; models: string }[]) {
+      const keys = (this.db.query('SELECT id, secret, first4, last4, rpm, concurrency FROM provider_keys WHERE provider_id = ?1 ORDER BY created_at, id').all(p.id) as Omit<PoolKey, 'inflight' | 'cooldownUntil'>[])
+        .map((k) => { const prev = old.get(p.id)?.keys.find((x) => x.id === k.id); return { ...k, inflight: prev?.inflight ?? 0, cooldownUntil: prev?.cooldownUntil ?? 0 } })
+      const provider: Provider = { ...p, models: JSON.parse(p.models), keys }
+      this.providers.set(p.id, provider)
+      for (const m of provider.models) this.byModel.set(m, provider)
+    }
+  }
+
+  resolveModel(model: string): Provider | null { return this.byModel.get(model) ?? null }
+  modelExists = (model: string): boolean => this.byModel.has(model)
+
+  list(): Provider[] { return [...this.providers.values()] }
+
+  view(p: Provider) {
+    const now = this.clock.now()
+    return {
+      id: p.id, name: p.name, kind: p.kind, baseUrl: p.baseUrl, models: p.models,
+      keys: p.keys.map((k) => ({ id: k.id, keyPrefix: `${k.first4}...${k.last4}`, rpm: k.rpm, concurrency: k.concurrency, inflight: k.inflight, state: k.cooldownUntil > now ? 'cooldown' : k.inflight >= k.concurrency ? 'busy' : 'ready' })),
+    }
+  }
+
+  create(input: NewProvider): Provider {
+    const keys = input.keys ?? []
+    if (input.kind !== 'builtin' && keys.length === 0) throw new ProblemError(400, 'PROVIDER_KEYS_REQUIRED', `a ${input.kind} provider needs at least one key`)
+    if (input.kind === 'builtin') throw new ProblemError(400, 'BUILTIN_PROVIDER_EXISTS', 'the builtin provider is always present')
+    if (input.baseUrl && !/^https?:\/\//.test(input.baseUrl)) throw new ProblemError(400, 'INVALID_BASE_URL', 'baseUrl must be an http(s) URL')
+    const id = newId('prov')
+    const now = this.clock.now()
+    this.db.transaction(() => {
+      if (this.db.query('SELECT 1 FROM providers WHERE name = ?1').get(input.name)) throw conflict('PROVIDER_NAME_TAKEN', `a provider named ${input.name} exists`)
+      for (const m of input.models) if (this.byModel.has(m)) throw conflict('MODEL_TAKEN', `model ${m} is already served by provider ${this.byModel.get(m)!.name}`)
+      this.db.query('INSERT INTO providers (id, name, kind, base_url, models, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)').run(id, input.name, input.kind, input.baseUrl ?? null, JSON.stringify(input.models), now)
+      for (const k of keys) {
+        this.db.query('INSERT INTO provider_keys (id, provider_id, secret, first4, last4, rpm, concurrency, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)')
+          .run(newId('pkey'), id, k.key, k.key.slice(0, 4), k.key.slice(-4), k.rpm ?? 60, k.concurrency ?? 4, now)
+      }
+    })()
+    this.load()
+    this.notifyCapacity()
+    return this.providers.get(id)!
+  }
+
+  remove(id: string): void {
+    const p = this.providers.get(id)
+    if (!p) throw notFound('provider')
+    if (p.kind === 'builtin') throw conflict('BUILTIN_PROVIDER', 'the builtin provider cannot be removed')
+    this.db.query('DELETE FROM providers WHERE id = ?1').run(id)
+    this.load()
+  }
+
+  /** Whether some key of the model's pool could take a call right now. */
+  hasCapacity(model: string): boolean {
+    const p = this.resolveModel(model)
+    if (!p) return false
+    if (p.kind === 'builtin') return true
+    const now = this.clock.now()
+    return p.keys.some((k) => k.cooldownUntil <= now && k.inflight < k.concurrency && this.limiter.peek(`pkey:${k.id}`, k.rpm).allowed)
+  }
+
+  onCapacity(fn: () => void): () => void {
+    this.capacityListeners.add(fn)
+    return () => this.capacityListeners.delete(fn)
+  }
+
+  private notifyCapacity(): void { for (const fn of this.capacityListeners) fn() }
+
+  /**
+   * Runs a completion now, or returns 'busy' when no key of the pool has capacity. Retryable
+   * failures (429, 5xx, timeouts) cool the key down and retry on another key, at most
+   * MAX_ATTEMPTS attempts; then ComputeFailed.
+   */
+  async tryRun(req: CompletionRequest): Promise<CompletionResult | 'busy'> {
+    const p = this.resolveModel(req.model)
+    if (!p) throw new ProblemError(400, 'UNKNOWN_MODEL', `no provider serves model ${req.model}`)
+    if (p.kind === 'builtin') return builtinComplete(req)
+    const tried = new Set<string>()
+    let lastError = 'no key available'
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const key = this.acquire(p, tried)
+      if (!key) {
+        if (attempt === 1) return 'busy'
+        break
+      }
+      tried.add(key.id)
+      try {
+        const r = await remoteComplete(p.kind as 'openai' | 'anthropic', p.baseUrl, key.secret, req, this.timeoutMs)
+        return { ...r, provider: p.name, keyId: key.id }
+      } catch (e) {
+        const err = e instanceof ProviderError ? e : new ProviderError(String(e), false)
+        lastError = err.message
+        if (err.retryable) {
+          key.cooldownUntil = this.clock.now() + (err.retryAfterMs ?? COOLDOWN_MS)
+          this.log.warn({ provider: p.name, keyId: key.id, status: err.status, attempt }, 'provider key cooling down')
+        } else break
+      } finally {
+        key.inflight--
+        this.notifyCapacity()
+      }
+    }
+    throw new ComputeFailed(lastError, tried.size)
+  }
+
+  private acquire(p: Provider, exclude: Set<string>): PoolKey | null {
+    const now = this.clock.now()
+    for (const k of p.keys) {
+      if (exclude.has(k.id) || k.cooldownUntil > now || k.inflight >= k.concurrency) continue
+      if (!this.limiter.hit(`pkey:${k.id}`, k.rpm).allowed) continue
+      k.inflight++
+      return k
+    }
+    return null
+  }
+}

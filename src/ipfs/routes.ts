@@ -1,0 +1,54 @@
+// HTTP for IPFS: a read-only trustless gateway for content this node holds, and context uploads.
+import { t } from 'elysia'
+import { badRequest, notFound, ProblemError } from '../http/errors'
+import { defineRoute } from '../http/route'
+import type { Services } from '../services'
+import { parseCid } from './node'
+
+export function ipfsRoutes(s: Services) {
+  return [
+    defineRoute({
+      method: 'GET', path: '/ipfs/:cid', auth: 'none', tags: ['IPFS'], params: t.Object({ cid: t.String({ minLength: 1, maxLength: 200 }) }),
+      query: t.Object({ format: t.Optional(t.Union([t.Literal('raw'), t.Literal('car')])) }),
+      summary: 'Content this node holds: the file (default), `?format=raw` (one block) or `?format=car`',
+      responses: { 200: { description: 'content', contentType: 'application/octet-stream' } },
+      handler: async ({ params, query, request }) => {
+        const cid = parseCid(params.cid)
+        if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
+        if (!s.ipfs.has(cid)) throw notFound('content')
+        const accept = request.headers.get('accept') ?? ''
+        const format = query.format ?? (accept.includes('application/vnd.ipld.car') ? 'car' : accept.includes('application/vnd.ipld.raw') ? 'raw' : 'file')
+        const common = { 'cache-control': 'public, max-age=29030400, immutable', 'x-content-type-options': 'nosniff', etag: `"${cid}.${format}"`, 'x-ipfs-roots': cid.toString() }
+        if (format === 'raw') return new Response(s.ipfs.block(cid) as BodyInit | null, { headers: { ...common, 'content-type': 'application/vnd.ipld.raw' } })
+        if (format === 'car') return new Response(s.ipfs.carStream(cid), { headers: { ...common, 'content-type': 'application/vnd.ipld.car; version=1; order=dfs; dups=n' } })
+        const bytes = await s.ipfs.cat(cid).catch(() => { throw new ProblemError(406, 'NOT_A_FILE', 'this CID is not a UnixFS file; ask for ?format=raw or ?format=car') })
+        const looksJson = bytes[0] === 0x7b || bytes[0] === 0x5b
+        return new Response(bytes as BodyInit, { headers: { ...common, 'content-type': looksJson ? 'application/json' : 'application/octet-stream' } })
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/v1/prior/claim', auth: 'either', tags: ['IPFS'],
+      summary: 'Upload a context payload (multipart `file`, or any JSON body) to IPFS',
+      description: 'multipart/form-data with a `file` field (optional `name`), or a JSON body stored as JSON. Limit: the upload body limit (10 MiB by default) for multipart, the JSON limit (1 MiB) for JSON. 201 `{ cid, size, name? }`.',
+      responses: { 201: { description: 'stored', schema: t.Object({ cid: t.String(), size: t.Integer(), name: t.Optional(t.String()) }) } },
+      handler: async ({ body, request, set }) => {
+        let bytes: Uint8Array
+        let name: string | undefined
+        if ((request.headers.get('content-type') ?? '').startsWith('multipart/form-data')) {
+          const form = body as Record<string, unknown> | null
+          const file = form?.file
+          if (!(file instanceof Blob)) throw badRequest('FILE_REQUIRED', 'multipart uploads need a `file` field')
+          if (file.size > s.config.uploadBodyLimit) throw new ProblemError(413, 'BODY_TOO_LARGE', `upload exceeds ${s.config.uploadBodyLimit} bytes`)
+          bytes = new Uint8Array(await file.arrayBuffer())
+          name = typeof form?.name === 'string' ? form.name : (file as File).name || undefined
+        } else {
+          if (body === null || body === undefined) throw badRequest('BODY_REQUIRED', 'send a JSON body or a multipart file')
+          bytes = new TextEncoder().encode(JSON.stringify(body))
+        }
+        const cid = await s.ipfs.addBytes(bytes)
+        set.status = 201
+        return name ? { cid, size: bytes.byteLength, name } : { cid, size: bytes.byteLength }
+      },
+    }),
+  ]
+}

@@ -1,0 +1,130 @@
+// The pipeline runner. Stages 1 (policy) and 2 (debit) run inside the submit transaction; stages
+// 3–8 run from a durable job ('task.run'). Each stage's result, its extra writes and the stage
+// counter commit in one transaction before the next stage starts, so after a crash the job resumes
+// at the first stage not yet committed and nothing is applied twice.
+import { eq } from 'drizzle-orm'
+import { EventEmitter } from 'node:events'
+import { tasks } from '../db/schema'
+import type { AgentRow } from '../agents/service'
+import type { Services } from '../services'
+import { policy } from './stages/01-policy'
+import { debit, debitRef } from './stages/02-debit'
+import { compute } from './stages/03-compute'
+import { verify } from './stages/04-verify'
+import { ipfs } from './stages/05-ipfs'
+import { fingerprint } from './stages/06-fingerprint'
+import { attest } from './stages/07-attest'
+import { receipt } from './stages/08-receipt'
+import type { Stage, StageResult, TaskPatch, TaskRow } from './types'
+
+export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
+export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
+
+export interface TaskEvent { id: number; taskId: string; stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
+
+export class PipelineRunner {
+  readonly events = new EventEmitter()
+  private q
+
+  constructor(private s: Services) {
+    this.events.setMaxListeners(0)
+    const db = s.db.$client
+    this.q = {
+      get: db.prepare('SELECT * FROM tasks WHERE id = ?1'),
+      event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
+    }
+    s.jobs.register('task.run', (p: { taskId: string }) => this.run(p.taskId))
+  }
+
+  task(id: string): TaskRow | null {
+    const row = this.s.db.select().from(tasks).where(eq(tasks.id, id)).get()
+    return row ?? null
+  }
+
+  /** Runs stages 1–2 for a freshly inserted task inside the caller's transaction. */
+  admit(task: TaskRow, agent: AgentRow): TaskRow {
+    for (const stage of [policy, debit]) {
+      const r = stage.sync!({ task, agent, s: this.s })
+      if (r.fail) return this.commitFailure(task, stage, r.fail)
+      if (r.hold) return this.commit(task, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold.reason } }, 'held')
+      task = this.commit(task, stage, r)
+    }
+    this.s.jobs.enqueue('task.run', { taskId: task.id }, { dedupeKey: `task:${task.id}`, maxAttempts: 10 })
+    return task
+  }
+
+  /** Stages 3–8, resuming after the last committed stage. */
+  async run(taskId: string): Promise<void> {
+    let task = this.task(taskId)
+    if (!task || TERMINAL.has(task.status) || task.status === 'PENDING_APPROVAL') return
+    const agent = this.s.agents.byId(task.agentId)!
+    for (const stage of STAGES.slice(task.stage)) {
+      if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
+      const r = await stage.run!({ task, agent, s: this.s })
+      if (r.fail) { this.s.db.$client.transaction(() => this.commitFailure(task!, stage, r.fail!))(); return }
+      if (r.queued) {
+        this.s.db.$client.transaction(() => { task = this.commit(task!, { ...stage, n: task!.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued') })()
+        return
+      }
+      this.s.db.$client.transaction(() => { this.commit(task!, stage, r) })()
+      task = this.task(taskId)! // re-read: a stage's extra writes may have changed the row
+    }
+  }
+
+  /** Called by the overflow queue when a parked task's compute finished. */
+  resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }): void {
+    const task = this.task(taskId)
+    if (!task || task.status !== 'QUEUED') return
+    this.s.db.$client.transaction(() => {
+      if (outcome.error) { this.commitFailure(task, compute, outcome.error); return }
+      const r = outcome.result!
+      const now = this.s.clock.now()
+      this.commit(task, compute, {
+        patch: { status: 'PROCESSING', output: r.output, provider: r.provider, latencyMs: Math.max(1, Math.round(r.latencyMs)), computeStartedAt: now - Math.round(r.latencyMs), computeFinishedAt: now },
+        detail: { provider: r.provider, latencyMs: Math.round(r.latencyMs), overflow: true },
+      })
+      this.s.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
+    })()
+  }
+
+  /** Resolves with the task once it is terminal (or parked), or after `ms`. */
+  waitFor(taskId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => { clearTimeout(t); this.events.off(taskId, on); resolve() }
+      const on = (e: TaskEvent) => { if (e.status === 'failed' || e.status === 'completed' || e.status === 'held') done() }
+      const t = setTimeout(done, ms)
+      this.events.on(taskId, on)
+      const cur = this.task(taskId)
+      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') done()
+    })
+  }
+
+  /** Writes a stage's result; must run inside a transaction. */
+  private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done'): TaskRow {
+    const now = this.s.clock.now()
+    const patch: TaskPatch = { ...r.patch, stage: stage.n, updatedAt: now }
+    if (stage.n < 8 && !patch.status && task.status !== 'PROCESSING' && stage.n >= 2) patch.status = 'PROCESSING'
+    this.s.db.update(tasks).set(patch).where(eq(tasks.id, task.id)).run()
+    r.apply?.()
+    const final = stage.n === 8 ? 'completed' : status
+    this.emit(task.id, stage.n, stage.name, final, r.detail ?? null, now)
+    return { ...task, ...patch } as TaskRow
+  }
+
+  /** Fails the task; refunds its debit when no result exists yet. Must run inside a transaction. */
+  private commitFailure(task: TaskRow, stage: Stage, fail: { code: string; message: string }): TaskRow {
+    const now = this.s.clock.now()
+    const refunded = !task.output && this.s.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
+    const patch: TaskPatch = { status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged }
+    this.s.db.update(tasks).set(patch).where(eq(tasks.id, task.id)).run()
+    if (task.agentId) this.s.db.$client.query('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2 WHERE id = ?1').run(task.agentId, now)
+    this.emit(task.id, stage.n, stage.name, 'failed', { code: fail.code, message: fail.message, refunded }, now)
+    return { ...task, ...patch } as TaskRow
+  }
+
+  private emit(taskId: string, stage: number, name: string, status: string, detail: Record<string, unknown> | null, at: number): void {
+    const row = this.q.event.get(taskId, stage, name, status, detail ? JSON.stringify(detail) : null, at) as { id: number }
+    const e: TaskEvent = { id: row.id, taskId, stage, name, status, detail, at }
+    queueMicrotask(() => this.events.emit(taskId, e))
+  }
+}

@@ -1,0 +1,28 @@
+// Stage 1: guardrails and policy. Runs inside the submit transaction. Rules are a list so later
+// features (kill-switch, guardrails, approval thresholds) plug in without touching the runner.
+import type { Stage, StageContext, StageResult } from '../types'
+
+export type PolicyRule = (ctx: StageContext) => StageResult | null
+
+/** The agent may only run task types listed in its capabilities. */
+export const allowedTaskTypes: PolicyRule = ({ task, agent }) =>
+  task.taskType === 'system' || agent.capabilities.includes(task.taskType)
+    ? null
+    : { fail: { code: 'GUARDRAIL_BLOCKED', message: `agent ${agent.id} is not allowed to run ${task.taskType} tasks (capabilities: ${agent.capabilities.join(', ')})` } }
+
+export const agentActive: PolicyRule = ({ agent }) =>
+  agent.status === 'ACTIVE' ? null : { fail: { code: 'GUARDRAIL_BLOCKED', message: `agent ${agent.id} is archived` } }
+
+export const POLICY_RULES: PolicyRule[] = [agentActive, allowedTaskTypes]
+
+export const policy: Stage = {
+  n: 1,
+  name: 'policy',
+  sync: (ctx) => {
+    for (const rule of POLICY_RULES) {
+      const r = rule(ctx)
+      if (r) return r
+    }
+    return { detail: { rules: POLICY_RULES.length } }
+  },
+}

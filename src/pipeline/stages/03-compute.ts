@@ -1,0 +1,30 @@
+// Stage 3: compute through the provider pool; a full pool parks the task in the overflow queue.
+import { ComputeFailed } from '../../compute/service'
+import type { CompletionRequest } from '../../compute/types'
+import type { Stage, TaskRow } from '../types'
+
+export function completionRequest(task: TaskRow): CompletionRequest {
+  return { model: task.model, taskType: task.taskType, messages: [{ role: 'user', content: task.prompt }] }
+}
+
+export const compute: Stage = {
+  n: 3,
+  name: 'compute',
+  run: async ({ task, s }) => {
+    const startedAt = s.clock.now()
+    try {
+      const r = await s.compute.tryRun(completionRequest(task))
+      if (r === 'busy') {
+        const job = s.overflow.enqueue(task.operatorId, completionRequest(task), { taskId: task.id })
+        return { queued: { jobId: job.id, position: job.position }, patch: { computeJobId: job.id } }
+      }
+      return {
+        patch: { output: r.output, provider: r.provider, latencyMs: Math.max(1, Math.round(r.latencyMs)), computeStartedAt: startedAt, computeFinishedAt: s.clock.now() },
+        detail: { provider: r.provider, model: r.model, latencyMs: Math.round(r.latencyMs) },
+      }
+    } catch (e) {
+      if (e instanceof ComputeFailed) return { fail: { code: 'COMPUTE_FAILED', message: e.message } }
+      throw e
+    }
+  },
+}

@@ -1,0 +1,26 @@
+// Stage 5: the task document on the embedded IPFS node. Deterministic content, so a resumed
+// task stores the same CID again.
+import { keccak256, toHex } from 'viem'
+import type { Stage, TaskRow } from '../types'
+
+export function taskDocument(task: TaskRow) {
+  return {
+    type: 'taskgate.task/v1',
+    taskId: task.id, operatorId: task.operatorId, agentId: task.agentId, taskType: task.taskType,
+    promptHash: keccak256(toHex(task.prompt)),
+    output: task.output,
+    model: task.model, provider: task.provider,
+    timings: { createdAt: new Date(task.createdAt).toISOString(), computeStartedAt: iso(task.computeStartedAt), computeFinishedAt: iso(task.computeFinishedAt), latencyMs: task.latencyMs },
+    verification: { status: task.verificationStatus, score: task.verificationScore, proof: task.verificationProof },
+  }
+}
+const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString())
+
+export const ipfs: Stage = {
+  n: 5,
+  name: 'ipfs',
+  run: async ({ task, s }) => {
+    const cid = await s.ipfs.addJson(taskDocument(task))
+    return { patch: { ipfsCid: cid }, detail: { cid } }
+  },
+}

@@ -1,0 +1,28 @@
+// Stage 7: an EAS offchain attestation of the task, signed by the service key. Its time is the
+// compute finish time and its salt derives from the task id, so a resumed task re-signs the very
+// same attestation (same UID).
+import { keccak256, toHex, type Hex } from 'viem'
+import { encodeTaskAttestationData } from '../../chain/signer'
+import type { Stage } from '../types'
+
+export const attest: Stage = {
+  n: 7,
+  name: 'attestation',
+  run: async ({ task, s }) => {
+    const data = encodeTaskAttestationData({
+      taskId: task.id, agentId: task.agentId, promptHash: keccak256(toHex(task.prompt)), outputHash: keccak256(toHex(task.output ?? '')),
+      ipfsCid: task.ipfsCid!, stateRoot: task.stateRoot as Hex, verificationScoreBps: Math.round((task.verificationScore ?? 0) * 10000),
+      verified: task.verificationStatus === 'VERIFIED',
+    })
+    const a = await s.signer.attest({ time: BigInt(Math.floor((task.computeFinishedAt ?? task.createdAt) / 1000)), data, salt: keccak256(toHex(`taskgate:${task.id}`)) })
+    const stored = { uid: a.uid, sig: a.sig, signer: a.signer, schema: s.chainInfo.taskSchema }
+    return {
+      patch: { attestationUid: a.uid },
+      detail: { uid: a.uid },
+      apply: () => {
+        s.db.$client.query('INSERT INTO attestations (uid, task_id, operator_id, attestation, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(uid) DO NOTHING')
+          .run(a.uid, task.id, task.operatorId, JSON.stringify(stored), s.clock.now())
+      },
+    }
+  },
+}

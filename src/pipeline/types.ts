@@ -1,0 +1,29 @@
+import type { tasks } from '../db/schema'
+import type { AgentRow } from '../agents/service'
+import type { Services } from '../services'
+
+export type TaskRow = typeof tasks.$inferSelect
+export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>>
+
+export interface StageContext { task: TaskRow; agent: AgentRow; s: Services }
+
+export interface StageResult {
+  patch?: TaskPatch
+  detail?: Record<string, unknown>
+  /** Ends the task as FAILED with this code (credits refunded when no result exists yet). */
+  fail?: { code: string; message: string }
+  /** Stage 3 only: the pool is full; the task waits in the overflow queue. */
+  queued?: { jobId: string; position: number }
+  /** Extra writes that must commit together with the stage (runs inside the stage's transaction). */
+  apply?: () => void
+  /** Stage 1 only: held for human approval (the approval queue plugs in here). */
+  hold?: { reason: string }
+}
+
+export interface Stage {
+  n: number
+  name: string
+  /** Stages 1 and 2 run synchronously inside the submit transaction. */
+  sync?: (ctx: StageContext) => StageResult
+  run?: (ctx: StageContext) => Promise<StageResult>
+}

@@ -1,0 +1,73 @@
+// Verifiable outputs: attestations, proof receipts by CID, the published signers, explorer pages.
+import { t } from 'elysia'
+import { importBytes } from 'ipfs-unixfs-importer'
+import { verifyTypedData } from 'viem'
+import { badRequest, notFound } from '../http/errors'
+import { defineRoute } from '../http/route'
+import { parseCid } from '../ipfs/node'
+import { CHAIN_ID, EAS_DOMAIN, RECEIPT_DOMAIN, TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
+import type { Services } from '../services'
+
+/** Recomputes a CID from bytes with the importer settings the node uses, without storing anything. */
+async function recomputeCid(bytes: Uint8Array): Promise<string> {
+  const blocks = { put: async (c: unknown) => c, get: async () => { throw new Error('unused') }, has: async () => false } as never
+  const entry = await importBytes(bytes, blocks, { cidVersion: 1, rawLeaves: true })
+  return entry.cid.toString()
+}
+
+export function proofRoutes(s: Services) {
+  return [
+    defineRoute({
+      method: 'GET', path: '/.well-known/taskgate-signers', auth: 'none', tags: ['Proofs'],
+      summary: 'The service signer addresses and EIP-712 domains used for receipts and attestations',
+      responses: { 200: { description: 'signers' } },
+      handler: () => ({
+        signers: [{ address: s.signer.address, keyId: s.signer.keyId, since: s.signer.since }],
+        eip712Domains: { receipt: RECEIPT_DOMAIN, attestation: EAS_DOMAIN },
+        attestationSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID, resolver: '0x0000000000000000000000000000000000000000', revocable: true },
+        chainId: CHAIN_ID,
+      }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/attestations/:uid', auth: 'none', tags: ['Proofs'], params: t.Object({ uid: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+      summary: 'The full signed EAS offchain attestation',
+      responses: { 200: { description: 'attestation' } },
+      handler: async ({ params }) => {
+        const row = s.db.$client.query('SELECT attestation, task_id FROM attestations WHERE uid = ?1').get(params.uid.toLowerCase()) as { attestation: string; task_id: string } | null
+        if (!row) throw notFound('attestation')
+        const a = JSON.parse(row.attestation)
+        const sig = a.sig
+        const signature = `${sig.signature.r}${sig.signature.s.slice(2)}${sig.signature.v.toString(16)}` as `0x${string}`
+        const valid = await verifyTypedData({ address: a.signer, domain: { ...sig.domain, chainId: Number(sig.domain.chainId) }, types: sig.types, primaryType: 'Attest', message: sig.message, signature }).catch(() => false)
+        return { ...a, taskId: row.task_id, verification: { signatureValid: valid, signerKnown: a.signer.toLowerCase() === s.signer.address.toLowerCase() } }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/public/proof/:cid', auth: 'none', tags: ['Public'], params: t.Object({ cid: t.String({ minLength: 1, maxLength: 200 }) }),
+      summary: 'A proof receipt (or task document) by IPFS CID, with its verification',
+      description: 'For a receipt: the EIP-712 signature is verified against the signer and the content is re-hashed to confirm the CID.',
+      responses: { 200: { description: 'proof' } },
+      handler: async ({ params }) => {
+        const cid = parseCid(params.cid)
+        if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
+        if (!s.ipfs.has(cid)) throw notFound('proof')
+        const bytes = await s.ipfs.cat(cid)
+        let doc: any
+        try { doc = JSON.parse(new TextDecoder().decode(bytes)) } catch { throw notFound('proof') }
+        const cidMatches = (await recomputeCid(bytes)) === cid.toString()
+        if (doc?.type === 'taskgate.receipt/v1') {
+          const signatureValid = await verifyReceipt(doc)
+          const taskId = doc.payload?.message?.taskId
+          const task = typeof taskId === 'string' ? s.pipeline.task(taskId) : null
+          return {
+            cid: cid.toString(), kind: 'receipt', receipt: doc,
+            verification: { signatureValid, signer: doc.signer, signerKnown: String(doc.signer).toLowerCase() === s.signer.address.toLowerCase(), cidMatches },
+            task: task ? s.tasks.publicView(task) : null,
+          }
+        }
+        if (doc?.type === 'taskgate.task/v1') return { cid: cid.toString(), kind: 'task', document: doc, verification: { cidMatches } }
+        throw notFound('proof')
+      },
+    }),
+  ]
+}

@@ -1,0 +1,62 @@
+// HTTP for tasks: submit, detail, stage events (SSE), the public list, the operator's recent tasks.
+import { ProblemError } from '../http/errors'
+import { defineRoute } from '../http/route'
+import { TERMINAL } from '../pipeline/runner'
+import type { Services } from '../services'
+import { ListQuery, SubmitBody, SubmitQuery, TaskDetail, TaskIdParams, TaskList } from './schema'
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' }
+
+export function taskRoutes(s: Services) {
+  const tags = ['Tasks']
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/v1/tasks/submit', auth: 'either', tags, body: SubmitBody, query: SubmitQuery,
+      summary: 'Submit a task to the 8-stage pipeline',
+      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the same task; another body → 409. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS.',
+      responses: { 200: { description: 'finished', schema: TaskDetail }, 202: { description: 'accepted, still running', schema: TaskDetail }, 402: { description: 'insufficient credits' } },
+      handler: async ({ auth, body, query, request, set }) => {
+        const { task, replayed } = s.tasks.submit(auth, body, request.headers.get('idempotency-key'))
+        if (task.status === 'FAILED' && task.failureCode === 'GUARDRAIL_BLOCKED' && !replayed) {
+          throw new ProblemError(403, 'GUARDRAIL_BLOCKED', task.failureMessage ?? 'blocked by policy', { task: s.tasks.detail(task, true) })
+        }
+        const wait = (query.wait ?? 30) * 1000
+        if (wait > 0) await s.pipeline.waitFor(task.id, wait)
+        const cur = s.pipeline.task(task.id)!
+        if (replayed) set.headers['idempotent-replayed'] = 'true'
+        if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
+        return s.tasks.detail(cur, true)
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/tasks/:id', auth: 'optional', tags, params: TaskIdParams,
+      summary: 'Task detail (prompt, output and timeline only for the owner)',
+      responses: { 200: { description: 'task', schema: TaskDetail } },
+      handler: ({ auth, params }) => {
+        const task = s.tasks.get(params.id)
+        return s.tasks.detail(task, auth?.operator.id === task.operatorId)
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/tasks/:id/events', auth: 'either', queryToken: true, tags, params: TaskIdParams,
+      summary: 'Stage transitions of a task (server-sent events, owner only)',
+      description: 'Each event: `event: stage`, data `{ taskId, stage, name, status, detail, at }`. Replays the timeline, then follows; ends when the task is COMPLETED or FAILED. `?access_token=` works for EventSource.',
+      responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
+      handler: ({ auth, params, request }) => new Response(s.tasks.events(s.tasks.owned(auth.operator.id, params.id), request.signal), { headers: SSE_HEADERS }),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/tasks', auth: 'none', tags, query: ListQuery,
+      summary: 'Public paginated task list (no prompts or outputs)',
+      responses: { 200: { description: 'page of tasks', schema: TaskList } },
+      handler: ({ query }) => s.tasks.list(query),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/operator/tasks', auth: 'bearer', tags, query: ListQuery,
+      summary: 'The operator\'s recent tasks',
+      responses: { 200: { description: 'page of tasks', schema: TaskList } },
+      handler: ({ auth, query }) => s.tasks.list({ ...query, operatorId: auth.operator.id }),
+    }),
+  ]
+}
+
+export { SSE_HEADERS }

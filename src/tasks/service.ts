@@ -1,0 +1,133 @@
+// Task submission (validation, idempotency, admission through stages 1–2), task views, the
+// public list, and the per-task SSE stream of stage transitions.
+import { TASK_TYPES } from '../agents/schema'
+import { tasks } from '../db/schema'
+import { isoOrNull } from '../clock'
+import { badRequest, conflict, forbidden, notFound } from '../http/errors'
+import type { Principal } from '../http/auth'
+import { newId, sha256Hex } from '../lib/ids'
+import { TERMINAL, type TaskEvent } from '../pipeline/runner'
+import type { TaskRow } from '../pipeline/types'
+import type { Services } from '../services'
+
+export interface SubmitInput {
+  agentId: string; taskType: string; prompt: string; model?: string
+  metadata?: Record<string, unknown>; action?: Record<string, unknown>
+}
+
+export class TaskService {
+  constructor(private s: Services) {}
+
+  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null): { task: TaskRow; replayed: boolean } {
+    if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
+    if (p.key?.agentId && p.key.agentId !== input.agentId) throw forbidden('AGENT_KEY_MISMATCH', 'an agent-bound key can only submit tasks for its own agent')
+    const agent = this.s.agents.owned(p.operator.id, input.agentId)
+    const model = input.model ?? agent.model
+    const provider = this.s.compute.resolveModel(model)
+    if (!provider) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
+    if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
+    const requestHash = sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, model, input.metadata ?? null, input.action ?? null]))
+    const now = this.s.clock.now()
+    return this.s.db.$client.transaction(() => {
+      if (idempotencyKey) {
+        const prior = this.s.db.$client.query('SELECT id, request_hash AS h FROM tasks WHERE operator_id = ?1 AND idempotency_key = ?2').get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
+        if (prior) {
+          if (prior.h !== requestHash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
+          return { task: this.s.pipeline.task(prior.id)!, replayed: true }
+        }
+      }
+      const task = this.s.db.insert(tasks).values({
+        id: newId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
+        prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
+        status: 'PROCESSING', stage: 0, idempotencyKey, requestHash, createdAt: now, updatedAt: now,
+      }).returning().get()
+      return { task: this.s.pipeline.admit(task, agent), replayed: false }
+    })()
+  }
+
+  /** The operator's task or 404. */
+  owned(operatorId: string, id: string): TaskRow {
+    const t = this.s.pipeline.task(id)
+    if (!t || t.operatorId !== operatorId) throw notFound('task')
+    return t
+  }
+
+  get(id: string): TaskRow {
+    const t = this.s.pipeline.task(id)
+    if (!t) throw notFound('task')
+    return t
+  }
+
+  /** interface.md's Task fields (public). */
+  publicView(t: TaskRow) {
+    return {
+      id: t.id, taskType: t.taskType, status: t.status, agentId: t.agentId, model: t.model, provider: t.provider,
+      latencyMs: t.latencyMs, ipfsCid: t.ipfsCid, stateRoot: t.stateRoot, verificationStatus: t.verificationStatus,
+      verificationScore: t.verificationScore, verificationProof: t.verificationProof,
+      verificationExplorerUrl: t.verificationProof ? this.s.explorer.tx(t.verificationProof) : null,
+      attestationUid: t.attestationUid, attestationExplorerUrl: t.attestationUid ? this.s.explorer.attestation(t.attestationUid) : null,
+      createdAt: new Date(t.createdAt).toISOString(), completedAt: isoOrNull(t.completedAt),
+    }
+  }
+
+  /** Detail: public fields plus receipt and attestation; prompt, output and timeline for the owner. */
+  detail(t: TaskRow, owner: boolean) {
+    const att = t.attestationUid ? this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null : null
+    const base = {
+      ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
+      creditsCharged: t.creditsCharged, receiptCid: t.receiptCid, receipt: t.receipt, attestation: att ? JSON.parse(att.attestation) : null,
+      computeJobId: t.computeJobId,
+    }
+    if (!owner) return base
+    return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: this.timeline(t.id) }
+  }
+
+  timeline(taskId: string): Omit<TaskEvent, 'taskId'>[] {
+    return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as any[])
+      .map((e) => ({ id: e.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail ? JSON.parse(e.detail) : null, at: new Date(e.at).toISOString() })) as never
+  }
+
+  list(q: { page?: number; limit?: number; status?: string; taskType?: string; operatorId?: string; agentId?: string }) {
+    const page = q.page ?? 1
+    const limit = q.limit ?? 20
+    const where: string[] = ["task_type != 'system'"]
+    const args: (string | number)[] = []
+    for (const [col, v] of [['status', q.status], ['task_type', q.taskType], ['operator_id', q.operatorId], ['agent_id', q.agentId]] as const) {
+      if (v !== undefined) { args.push(v); where.push(`${col} = ?${args.length}`) }
+    }
+    const w = where.join(' AND ')
+    const total = (this.s.db.$client.query(`SELECT count(*) AS n FROM tasks WHERE ${w}`).get(...args) as { n: number }).n
+    const rows = this.s.db.$client.query(`SELECT id FROM tasks WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`).all(...args) as { id: string }[]
+    return { data: rows.map((r) => this.publicView(this.s.pipeline.task(r.id)!)), total, page, limit, totalPages: Math.ceil(total / limit) }
+  }
+
+  /** SSE of stage transitions: replays the timeline, follows live events, ends when the task is terminal. */
+  events(t: TaskRow, signal: AbortSignal): ReadableStream<Uint8Array> {
+    const enc = new TextEncoder()
+    const emitter = this.s.pipeline.events
+    let cleanup = () => {}
+    return new ReadableStream<Uint8Array>({
+      start: (c) => {
+        let closed = false
+        let last = 0
+        const send = (e: { id: number; stage: number; name: string; status: string; detail: unknown; at: number | string }) => {
+          if (closed || e.id <= last) return
+          last = e.id
+          c.enqueue(enc.encode(`id: ${e.id}\nevent: stage\ndata: ${JSON.stringify({ taskId: t.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail, at: typeof e.at === 'number' ? new Date(e.at).toISOString() : e.at })}\n\n`))
+          const cur = this.s.pipeline.task(t.id)
+          if (cur && (TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') && (e.status === 'failed' || e.status === 'completed' || e.status === 'held')) close()
+        }
+        const close = () => { if (closed) return; closed = true; cleanup(); try { c.close() } catch { /* closed */ } }
+        const ping = setInterval(() => { if (!closed) c.enqueue(enc.encode(': ping\n\n')) }, 15_000)
+        const onAbort = () => close()
+        emitter.on(t.id, send)
+        signal.addEventListener('abort', onAbort)
+        cleanup = () => { clearInterval(ping); emitter.off(t.id, send); signal.removeEventListener('abort', onAbort) }
+        for (const e of this.timeline(t.id)) send(e as never)
+        const cur = this.s.pipeline.task(t.id)
+        if (cur && TERMINAL.has(cur.status)) close()
+      },
+      cancel: () => cleanup(),
+    })
+  }
+}
