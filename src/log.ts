@@ -12,7 +12,7 @@ export const REDACT_PATHS = [
 export type Logger = pino.Logger
 
 export function createLogger(level: string, dest: pino.DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
-  return pino(
+  const log = pino(
     {
       level,
       base: undefined,
@@ -22,4 +22,11 @@ export function createLogger(level: string, dest: pino.DestinationStream = pino.
     },
     dest,
   )
+  // Request lines have a fixed shape (method, route template, status, ms, requestId) that cannot
+  // hold a secret, so they go through a logger without the (costly) wildcard redaction.
+  ;(log as Logger & { requests?: Logger }).requests = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, dest)
+  return log
 }
+
+/** The logger for one-line request logs (same destination, no redaction pass). */
+export const requestLogger = (log: Logger): Logger => (log as Logger & { requests?: Logger }).requests ?? log

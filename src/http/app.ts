@@ -1,7 +1,7 @@
 // Binds route declarations to Elysia and wraps every request with: request id, body-size limits,
 // problem+json errors, one log line, and metrics.
 import { Elysia, ValidationError } from 'elysia'
-import type { Logger } from '../log'
+import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { ProblemError, problemResponse, type FieldError } from './errors'
 import type { HttpMetrics } from './metrics'
@@ -94,6 +94,8 @@ export function createHttp(o: HttpOptions) {
   }
   app.compile()
 
+  const reqLog = requestLogger(o.log)
+
   async function fetch(request: Request, server: { requestIP(r: Request): { address: string } | null }): Promise<Response> {
     const t0 = performance.now()
     const sent = request.headers.get('x-request-id')
@@ -108,7 +110,7 @@ export function createHttp(o: HttpOptions) {
     const ms = performance.now() - t0
     const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
     o.metrics.observe(request.method, route, res.status, ms / 1000)
-    o.log.info({ method: request.method, route, status: res.status, ms: Math.round(ms * 100) / 100, requestId: info.requestId }, 'request')
+    reqLog.info({ method: request.method, route, status: res.status, ms: Math.round(ms * 100) / 100, requestId: info.requestId }, 'request')
     return res
   }
 

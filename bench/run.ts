@@ -1,0 +1,395 @@
+// TaskGate benchmark: binary size, cold start, throughput/latency per route against a bare
+// Bun.serve baseline (wrk), and RSS. Writes bench/results/latest.json. Exits 0 even when targets
+// are missed (it is a report); non-zero only when the benchmark itself cannot run.
+//
+//   bun run bench/run.ts [--quick] [--duration N] [--warmup N] [--build] [--cold-runs N]
+//                        [--connections N] [--threads N] [--only SUBSTRING]
+import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { Subprocess } from 'bun'
+import { cleanEnv, cleanup, cleanupSync, freePort, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
+import { ensureWrk, luaScriptFor, runWrk, writeLuaScript, wrkVersion, type WrkResult } from './lib/wrk'
+import { SCENARIOS, type BenchContext, type Scenario } from './scenarios'
+
+const ROOT = resolve(import.meta.dir, '..')
+const BIN = join(ROOT, 'dist', 'taskgate')
+const RESULTS = join(ROOT, 'bench', 'results', 'latest.json')
+const LIMITS = { coldStartMs: 300, idleRssMb: 100 }
+const OPERATOR = { login: 'bench', password: 'benchpassword', tier: 'ENTERPRISE' }
+const KEY_RPM = 1_000_000
+
+// ---------------------------------------------------------------- options
+
+interface Options {
+  build: boolean; durationS: number; warmupS: number; coldRuns: number
+  connections: number; threads: number; only: string | null; logLevel: string | null
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null }
+  let duration: number | null = null
+  let warmup: number | null = null
+  const num = (raw: string | undefined, name: string) => {
+    const v = Number(raw)
+    if (!Number.isFinite(v) || v <= 0) usage(`${name} needs a positive number`)
+    return v
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null]
+    const val = (name: string) => num(inline ?? argv[++i], name)
+    switch (flag) {
+      case '--build': o.build = true; break
+      case '--quick': o.durationS = 3; o.warmupS = 1; break
+      case '--duration': duration = val('--duration'); break
+      case '--warmup': warmup = val('--warmup'); break
+      case '--cold-runs': o.coldRuns = Math.round(val('--cold-runs')); break
+      case '--connections': o.connections = Math.round(val('--connections')); break
+      case '--threads': o.threads = Math.round(val('--threads')); break
+      case '--only': o.only = inline ?? argv[++i] ?? usage('--only needs a value'); break
+      case '--log-level': o.logLevel = inline ?? argv[++i] ?? usage('--log-level needs a value'); break
+      case '-h': case '--help': usage()
+      default: usage(`unknown option ${a}`)
+    }
+  }
+  if (duration !== null) o.durationS = duration
+  if (warmup !== null) o.warmupS = warmup
+  return o
+}
+
+function usage(err?: string): never {
+  if (err) process.stderr.write(`error: ${err}\n`)
+  process.stdout.write(`usage: bun run bench/run.ts [options]
+  --quick            3 s per load (1 s warm-up) instead of 10 s (2 s)
+  --duration N       seconds per measured load (default 10)
+  --warmup N         seconds of warm-up load before each measurement (default 2)
+  --build            rebuild dist/taskgate even when it looks up to date
+  --cold-runs N      cold-start runs (default 5)
+  --connections N    wrk connections (default 50)
+  --threads N        wrk threads (default 1)
+  --only SUBSTRING   only load scenarios whose name contains SUBSTRING (the baseline always runs)
+  --log-level L      pass --log-level L to the server under load (default: not passed, i.e. info;
+                     for diagnosis only, the targets are defined with the default)
+`)
+  process.exit(err ? 2 : 0)
+}
+
+// ---------------------------------------------------------------- helpers
+
+const log = (s = '') => process.stdout.write(`${s}\n`)
+const mb = (bytes: number) => bytes / 1048576
+const kbToMb = (kb: number) => kb / 1024
+const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a')
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2 }
+
+function run(cmd: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  const r = Bun.spawnSync(cmd, { cwd: opts.cwd, env: opts.env, stdout: 'pipe', stderr: 'pipe' })
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() }
+}
+
+function newestMtime(dir: string): { mtime: number; file: string } {
+  let best = { mtime: 0, file: '' }
+  const walk = (d: string) => {
+    let entries
+    try { entries = readdirSync(d, { withFileTypes: true }) } catch { return }
+    for (const e of entries) {
+      const p = join(d, e.name)
+      if (e.isDirectory()) { if (e.name !== 'node_modules') walk(p) } else {
+        const m = statSync(p).mtimeMs
+        if (m > best.mtime) best = { mtime: m, file: p }
+      }
+    }
+  }
+  walk(dir)
+  return best
+}
+
+function bunBinary(): string {
+  const local = join(ROOT, 'node_modules', '.bin', 'bun')
+  try { return realpathSync(local) } catch { return process.execPath }
+}
+
+/** Builds dist/taskgate when missing, older than src/, ui/ or migrations/, or when forced. */
+function ensureBinary(force: boolean): { built: boolean; reason: string; seconds: number } {
+  let reason = force ? '--build' : ''
+  if (!reason) {
+    let binMtime = 0
+    try { binMtime = statSync(BIN).mtimeMs } catch { reason = 'dist/taskgate is missing' }
+    if (!reason) {
+      for (const d of ['src', 'ui', 'migrations']) {
+        const n = newestMtime(join(ROOT, d))
+        if (n.mtime > binMtime) { reason = `${n.file.slice(ROOT.length + 1)} is newer than dist/taskgate`; break }
+      }
+    }
+  }
+  if (!reason) return { built: false, reason: 'up to date', seconds: 0 }
+  log(`building dist/taskgate (${reason}) ...`)
+  const t0 = performance.now()
+  const r = Bun.spawnSync(['bash', 'scripts/build.sh'], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
+  if (r.exitCode !== 0) throw new Error(`scripts/build.sh failed with exit code ${r.exitCode}`)
+  return { built: true, reason, seconds: (performance.now() - t0) / 1000 }
+}
+
+interface Started { proc: Subprocess; url: string; logFile: string; startMs: number }
+
+/** Starts `dist/taskgate serve` on a free port with `dataDir`, stdout+stderr to `logFile`. */
+async function startTaskgate(dataDir: string, cwd: string, logFile: string, extraArgs: string[] = []): Promise<Started> {
+  const port = await freePort()
+  const fd = openSync(logFile, 'a')
+  const t0 = performance.now()
+  const proc = track(Bun.spawn([BIN, 'serve', '--port', String(port), '--data-dir', dataDir, ...extraArgs], {
+    cwd, env: cleanEnv().env, stdout: fd, stderr: fd, stdin: 'ignore',
+  }))
+  closeSync(fd)
+  const url = `http://127.0.0.1:${port}`
+  const startMs = await waitForHttp(`${url}/healthz`, proc, t0, { intervalMs: 2, describe: () => `--- ${logFile}\n${tail(logFile)}` })
+  return { proc, url, logFile, startMs }
+}
+
+async function startBare(cwd: string, logFile: string): Promise<Started> {
+  const port = await freePort()
+  const fd = openSync(logFile, 'a')
+  const t0 = performance.now()
+  const proc = track(Bun.spawn([bunBinary(), 'run', join(ROOT, 'bench', 'bare-server.ts'), String(port)], {
+    cwd, env: cleanEnv().env, stdout: fd, stderr: fd, stdin: 'ignore',
+  }))
+  closeSync(fd)
+  const url = `http://127.0.0.1:${port}`
+  const startMs = await waitForHttp(`${url}/`, proc, t0, { intervalMs: 5, describe: () => tail(logFile) })
+  return { proc, url, logFile, startMs }
+}
+
+async function api<T>(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<T> {
+  const res = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url} → ${res.status}: ${text.slice(0, 500)}`)
+  return JSON.parse(text) as T
+}
+
+// ---------------------------------------------------------------- scenarios
+
+interface Resolved { scenario: Scenario; method: string; url: string; headers: Record<string, string>; body?: string }
+
+async function resolveScenario(s: Scenario, ctx: BenchContext): Promise<Resolved> {
+  const method = (s.method ?? 'GET').toUpperCase()
+  const base = s.server === 'bare' ? ctx.bareUrl : ctx.taskgateUrl
+  const headers = { ...(typeof s.headers === 'function' ? await s.headers(ctx) : s.headers ?? {}) }
+  let body: string | undefined
+  if (s.body !== undefined) {
+    const b = typeof s.body === 'function' ? await s.body(ctx) : s.body
+    body = typeof b === 'string' ? b : JSON.stringify(b)
+    if (typeof b !== 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json'
+  }
+  return { scenario: s, method, url: `${base}${s.path}`, headers, body }
+}
+
+async function preflight(r: Resolved): Promise<void> {
+  const res = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body })
+  const text = await res.text()
+  const want = r.scenario.expectStatus ?? 200
+  if (res.status !== want) throw new Error(`preflight ${r.method} ${r.url}: expected ${want}, got ${res.status}: ${text.slice(0, 300)}`)
+  const problem = r.scenario.verify?.(res.status, text)
+  if (problem) throw new Error(`preflight ${r.method} ${r.url}: ${problem}`)
+}
+
+interface ScenarioResult {
+  name: string; server: string; method: string; path: string
+  rps: number; p50Ms: number; p75Ms: number; p90Ms: number; p99Ms: number; avgMs: number; maxMs: number
+  requests: number; non2xx: number; socketErrors: WrkResult['socketErrors']
+  ratioToBaseline: number; rssMaxMb: number | null; hwmMb: number | null
+  raw: string
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2))
+  const wrk = ensureWrk()
+  const loadAtStart = loadavg()[0]!
+  if (loadAtStart > 0.5) log(`warning: load average is ${f(loadAtStart, 2)} before the benchmark; other processes compete for the CPU and the numbers will be noisy`)
+  const { stripped } = cleanEnv()
+  if (stripped.length) log(`note: not passing ${stripped.join(', ')} to the binary (it runs on defaults)`)
+
+  // 1. build
+  const build = ensureBinary(opts.build)
+  if (!build.built) log('dist/taskgate is up to date')
+  const version = run([BIN, 'version']).out.trim()
+
+  // 2. size
+  const sizeMb = mb(statSync(BIN).size)
+  log(`binary: ${f(sizeMb)} MB (${version})`)
+
+  // 3. cold start
+  await fetch('http://127.0.0.1:9/').catch(() => undefined) // initialise fetch() so it is not timed
+  const coldMs: number[] = []
+  for (let i = 0; i < opts.coldRuns; i++) {
+    const dir = tempDir('taskgate-cold-')
+    const s = await startTaskgate(join(dir, 'data'), dir, join(dir, 'taskgate.log'))
+    coldMs.push(s.startMs)
+    await stop(s.proc)
+    removeTempDir(dir)
+  }
+  // For scale: the same binary doing nothing but printing its version (process start + bundle load).
+  const execMs: number[] = []
+  for (let i = 0; i < opts.coldRuns; i++) {
+    const t0 = performance.now()
+    if (run([BIN, 'version']).code !== 0) throw new Error('dist/taskgate version failed')
+    execMs.push(performance.now() - t0)
+  }
+  const cold = { execFloorMs: Math.min(...execMs), runsMs: coldMs, minMs: Math.min(...coldMs), medianMs: median(coldMs), maxMs: Math.max(...coldMs) }
+  log(`cold start (${opts.coldRuns} runs, fresh data dir): min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms`)
+
+  // 4 + 5. servers and credentials
+  const work = tempDir()
+  const dataDir = join(work, 'data')
+  const env = cleanEnv().env
+  const created = run([BIN, 'operator', 'create', '--login', OPERATOR.login, '--password', OPERATOR.password, '--tier', OPERATOR.tier, '--data-dir', dataDir], { cwd: work, env })
+  if (created.code !== 0) throw new Error(`operator create failed (${created.code}): ${created.err || created.out}`)
+  const bare = await startBare(work, join(work, 'bare.log'))
+  const tg = await startTaskgate(dataDir, work, join(work, 'taskgate.log'), opts.logLevel ? ['--log-level', opts.logLevel] : [])
+  const tgPid = tg.proc.pid
+  await Bun.sleep(2000)
+  const idle = readMem(tgPid) ?? (() => { throw new Error(`cannot read /proc/${tgPid}/status`) })()
+  const bareIdle = readMem(bare.proc.pid)
+  log(`idle RSS: taskgate ${f(kbToMb(idle.rssKb))} MB, bare Bun.serve ${bareIdle ? f(kbToMb(bareIdle.rssKb)) : 'n/a'} MB`)
+
+  const { accessToken } = await api<{ accessToken: string }>(`${tg.url}/api/v1/auth/login`, { method: 'POST', body: { login: OPERATOR.login, password: OPERATOR.password } })
+  const ctx: BenchContext = {
+    bareUrl: bare.url, taskgateUrl: tg.url, accessToken,
+    newApiKey: async (name) => (await api<{ key: string }>(`${tg.url}/api/v1/operator/keys`, {
+      method: 'POST', headers: { authorization: `Bearer ${accessToken}` }, body: { name, rateLimitRpm: KEY_RPM },
+    })).key,
+  }
+
+  // 6 + 7. load
+  const baselines = SCENARIOS.filter((s) => s.baseline)
+  if (baselines.length !== 1) throw new Error('exactly one scenario must have baseline: true')
+  const chosen = SCENARIOS.filter((s) => s.baseline || !opts.only || s.name.includes(opts.only))
+  const results: ScenarioResult[] = []
+  let baselineRps = NaN
+  let loadMem: MemSample | null = null
+  for (const s of chosen) {
+    const r = await resolveScenario(s, ctx)
+    await preflight(r)
+    const lua = luaScriptFor({ method: r.method, body: r.body, headers: r.headers, luaScript: s.luaScript })
+    const script = lua ? writeLuaScript(work, s.name, lua) : undefined
+    const common = { url: r.url, threads: opts.threads, connections: opts.connections, headers: r.headers, script }
+    process.stdout.write(`load: ${s.name} (warm-up ${opts.warmupS} s, measure ${opts.durationS} s) ... `)
+    if (opts.warmupS > 0) await runWrk(wrk, { ...common, durationS: opts.warmupS, latency: false })
+    await Bun.sleep(300)
+    const pid = s.server === 'taskgate' ? tgPid : bare.proc.pid
+    const sampler = sampleRss(pid, 100)
+    const w = await runWrk(wrk, { ...common, durationS: opts.durationS, latency: true })
+    const mem = sampler.stop()
+    if (s.baseline) baselineRps = w.rps
+    if (s.rssHeadline) loadMem = mem
+    const res: ScenarioResult = {
+      name: s.name, server: s.server, method: r.method, path: s.path,
+      rps: w.rps, p50Ms: w.latencyMs.p50, p75Ms: w.latencyMs.p75, p90Ms: w.latencyMs.p90, p99Ms: w.latencyMs.p99,
+      avgMs: w.latencyMs.avg, maxMs: w.latencyMs.max, requests: w.requests, non2xx: w.non2xx, socketErrors: w.socketErrors,
+      ratioToBaseline: NaN, rssMaxMb: mem.rssKb ? kbToMb(mem.rssKb) : null, hwmMb: mem.hwmKb ? kbToMb(mem.hwmKb) : null, raw: w.raw,
+    }
+    results.push(res)
+    const errs = res.non2xx + Object.values(res.socketErrors).reduce((a, b) => a + b, 0)
+    log(`${f(w.rps, 0)} req/s, p99 ${f(w.latencyMs.p99, 2)} ms${errs ? `, ${errs} errors/non-2xx` : ''}`)
+    await Bun.sleep(500)
+  }
+  for (const r of results) r.ratioToBaseline = r.rps / baselineRps
+  const finalMem = readMem(tgPid)
+  const logLines = Number(run(['wc', '-l', tg.logFile]).out.trim().split(/\s+/)[0] ?? NaN)
+  const logBytes = statSync(tg.logFile).size
+  await stop(tg.proc)
+  await stop(bare.proc)
+  removeTempDir(work)
+
+  // 8. report
+  const memory = {
+    idleRssMb: kbToMb(idle.rssKb),
+    underLoadRssMb: loadMem ? kbToMb(loadMem.rssKb) : null,
+    underLoadScenario: SCENARIOS.find((s) => s.rssHeadline)?.name ?? null,
+    peakHwmMb: finalMem ? kbToMb(finalMem.hwmKb) : null,
+    bareIdleRssMb: bareIdle ? kbToMb(bareIdle.rssKb) : null,
+  }
+  const checks: { name: string; value: string; limit: string; pass: boolean }[] = []
+  for (const r of results) {
+    const t = chosen.find((s) => s.name === r.name)?.targets
+    if (t?.minRatioToBaseline !== undefined) checks.push({ name: `${r.name}: req/s vs bare`, value: `${f(r.ratioToBaseline, 2)}×`, limit: `≥ ${t.minRatioToBaseline}×`, pass: r.ratioToBaseline >= t.minRatioToBaseline })
+    if (t?.maxP99Ms !== undefined) checks.push({ name: `${r.name}: p99`, value: `${f(r.p99Ms, 2)} ms`, limit: `< ${t.maxP99Ms} ms`, pass: r.p99Ms < t.maxP99Ms })
+    if (r.non2xx > 0) checks.push({ name: `${r.name}: non-2xx responses`, value: String(r.non2xx), limit: '0', pass: false })
+  }
+  checks.push({ name: 'cold start (median)', value: `${f(cold.medianMs)} ms`, limit: `< ${LIMITS.coldStartMs} ms`, pass: cold.medianMs < LIMITS.coldStartMs })
+  checks.push({ name: 'RSS idle', value: `${f(memory.idleRssMb)} MB`, limit: `< ${LIMITS.idleRssMb} MB`, pass: memory.idleRssMb < LIMITS.idleRssMb })
+
+  const cpuModel = cpus()[0]?.model ?? 'unknown'
+  const loadAtEnd = loadavg()[0]!
+  log()
+  log(`TaskGate benchmark — ${version}, bun ${run([bunBinary(), '--version']).out.trim()}, wrk ${wrkVersion(wrk)}`)
+  log(`${cpus().length} × ${cpuModel}, ${f(mb(totalmem()) / 1024)} GB RAM; wrk -t${opts.threads} -c${opts.connections} -d${opts.durationS}s (warm-up ${opts.warmupS} s); log level ${opts.logLevel ?? 'info (default)'} → file`)
+  log(`load average (1 min) before ${f(loadAtStart, 2)}, after ${f(loadAtEnd, 2)} (the 'after' value includes the benchmark's own load)`)
+  log()
+  const cols = ['target', 'req/s', 'p50 ms', 'p99 ms', '× bare', 'RSS max MB', 'errors']
+  const rows = results.map((r) => [
+    r.name, f(r.rps, 0), f(r.p50Ms, 2), f(r.p99Ms, 2), f(r.ratioToBaseline, 2), r.rssMaxMb === null ? '' : f(r.rssMaxMb),
+    String(r.non2xx + Object.values(r.socketErrors).reduce((a, b) => a + b, 0)),
+  ])
+  const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  log(line(cols))
+  log(widths.map((w) => '-'.repeat(w)).join('  '))
+  for (const row of rows) log(line(row))
+  log()
+  log(`binary size        ${f(sizeMb)} MB${build.built ? ` (built in ${f(build.seconds)} s: ${build.reason})` : ''}`)
+  log(`cold start         min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms  (${cold.runsMs.map((x) => f(x)).join(', ')}); \`taskgate version\` alone: ${f(cold.execFloorMs)} ms`)
+  log(`RSS                idle ${f(memory.idleRssMb)} MB / under load ${memory.underLoadRssMb === null ? 'n/a' : f(memory.underLoadRssMb)} MB / peak (VmHWM) ${memory.peakHwmMb === null ? 'n/a' : f(memory.peakHwmMb)} MB   (bare Bun.serve idle ${memory.bareIdleRssMb === null ? 'n/a' : f(memory.bareIdleRssMb)} MB)`)
+  log(`request log        ${logLines} lines, ${f(mb(logBytes))} MB`)
+  log()
+  log('targets')
+  const cw = Math.max(...checks.map((c) => c.name.length))
+  for (const c of checks) log(`  ${c.pass ? 'PASS' : 'FAIL'}  ${c.name.padEnd(cw)}  ${c.value.padStart(9)}  (${c.limit})`)
+
+  // results file
+  const git = run(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).out.trim()
+  const dirty = run(['git', 'status', '--porcelain'], { cwd: ROOT }).out.trim() !== ''
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
+  writeFileSync(RESULTS, `${JSON.stringify({
+    date: new Date().toISOString(),
+    git: { commit: git || null, dirty },
+    version, bun: run([bunBinary(), '--version']).out.trim(), wrk: wrkVersion(wrk),
+    machine: { cpus: cpus().length, cpuModel, memGb: Number(f(mb(totalmem()) / 1024)), loadAvg1mBefore: loadAtStart, loadAvg1mAfter: loadAtEnd },
+    options: opts,
+    build, binarySizeMb: Number(f(sizeMb, 2)),
+    coldStart: cold,
+    memory,
+    requestLog: { lines: logLines, bytes: logBytes },
+    scenarios: results,
+    checks,
+  }, null, 2)}\n`)
+  log()
+  log(`results written to ${RESULTS.slice(ROOT.length + 1)}`)
+}
+
+let exiting = false
+const onSignal = (sig: string, code: number) => {
+  if (exiting) return
+  exiting = true
+  process.stderr.write(`\n${sig}: stopping child processes ...\n`)
+  void cleanup().finally(() => process.exit(code))
+}
+process.on('SIGINT', () => onSignal('SIGINT', 130))
+process.on('SIGTERM', () => onSignal('SIGTERM', 143))
+process.on('exit', cleanupSync)
+
+main().then(
+  async () => { if (exiting) return; await cleanup(); process.exit(0) },
+  async (e: unknown) => {
+    if (exiting) return // interrupted: the signal handler cleans up and exits
+    process.stderr.write(`\nbenchmark failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
+    await cleanup()
+    process.exit(1)
+  },
+)

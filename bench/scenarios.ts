@@ -1,0 +1,76 @@
+// The load scenarios of bench/run.ts. To benchmark a new route, append an entry: GET scenarios run
+// with plain wrk flags; any other method, a body or `luaScript` makes run.ts generate a wrk Lua
+// script (wrk.method / wrk.body / wrk.headers, then your Lua, which may define request(),
+// response() or init()). Every scenario is sent once with fetch() before the load and must
+// answer `expectStatus` (and pass `verify`), so a broken route fails the bench instead of
+// benchmarking error responses.
+
+export interface BenchContext {
+  /** base URL of the bare Bun.serve hello-world */
+  bareUrl: string
+  /** base URL of dist/taskgate */
+  taskgateUrl: string
+  /** bearer token of the ENTERPRISE operator "bench" */
+  accessToken: string
+  /** creates a fresh API key (rateLimitRpm 1,000,000, the ENTERPRISE cap) and returns it */
+  newApiKey(name: string): Promise<string>
+}
+
+type Dyn<T> = T | ((ctx: BenchContext) => T | Promise<T>)
+
+export interface Target {
+  /** req/s must be at least this fraction of the baseline scenario's req/s */
+  minRatioToBaseline?: number
+  /** p99 latency must be below this many milliseconds */
+  maxP99Ms?: number
+}
+
+export interface Scenario {
+  name: string
+  server: 'bare' | 'taskgate'
+  /** default GET */
+  method?: string
+  path: string
+  headers?: Dyn<Record<string, string>>
+  /** objects are sent as JSON (Content-Type: application/json unless a header says otherwise) */
+  body?: Dyn<string | object>
+  /** extra Lua appended to the generated wrk script */
+  luaScript?: string
+  /** status the preflight request must get (default 200); wrk counts other statuses as non-2xx */
+  expectStatus?: number
+  /** extra preflight check on the response text; return an error message to fail */
+  verify?: (status: number, text: string) => string | null
+  /** the scenario every ratio is computed against (exactly one) */
+  baseline?: boolean
+  /** this scenario's max RSS is the headline "RSS under load" figure */
+  rssHeadline?: boolean
+  targets?: Target
+}
+
+const jsonField = (field: string, want: unknown) => (_status: number, text: string): string | null => {
+  try {
+    const got = (JSON.parse(text) as Record<string, unknown>)[field]
+    return got === want ? null : `expected ${field}=${JSON.stringify(want)}, got ${JSON.stringify(got)}`
+  } catch {
+    return `expected JSON, got ${text.slice(0, 200)}`
+  }
+}
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'bare Bun.serve /', server: 'bare', path: '/', baseline: true },
+  { name: 'GET /healthz', server: 'taskgate', path: '/healthz', verify: jsonField('status', 'ok') },
+  { name: 'GET /api/v1/config/public', server: 'taskgate', path: '/api/v1/config/public' },
+  {
+    name: 'GET /api/v1/whoami (x-api-key)', server: 'taskgate', path: '/api/v1/whoami',
+    // A fresh key per scenario: the 1,000,000 rpm budget is per key and per sliding minute.
+    headers: async (ctx) => ({ 'x-api-key': await ctx.newApiKey('bench-whoami') }),
+    verify: jsonField('via', 'apiKey'),
+    rssHeadline: true,
+    targets: { minRatioToBaseline: 0.5, maxP99Ms: 5 },
+  },
+  {
+    name: 'GET /api/v1/auth/me (bearer)', server: 'taskgate', path: '/api/v1/auth/me',
+    headers: (ctx) => ({ authorization: `Bearer ${ctx.accessToken}` }),
+    verify: jsonField('identityLogin', 'bench'),
+  },
+]
