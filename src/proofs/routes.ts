@@ -7,6 +7,7 @@ import { defineRoute } from '../http/route'
 import { parseCid } from '../ipfs/node'
 import { CHAIN_ID, EAS_DOMAIN, RECEIPT_DOMAIN, TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
 import type { Services } from '../services'
+import { explorerPage } from './explorer'
 
 /** Recomputes a CID from bytes with the importer settings the node uses, without storing anything. */
 async function recomputeCid(bytes: Uint8Array): Promise<string> {
@@ -40,6 +41,26 @@ export function proofRoutes(s: Services) {
         const signature = `${sig.signature.r}${sig.signature.s.slice(2)}${sig.signature.v.toString(16)}` as `0x${string}`
         const valid = await verifyTypedData({ address: a.signer, domain: { ...sig.domain, chainId: Number(sig.domain.chainId) }, types: sig.types, primaryType: 'Attest', message: sig.message, signature }).catch(() => false)
         return { ...a, taskId: row.task_id, verification: { signatureValid: valid, signerKnown: a.signer.toLowerCase() === s.signer.address.toLowerCase() } }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/explorer/verification/:hash', auth: 'none', tags: ['Proofs'], hidden: true, params: t.Object({ hash: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+      summary: 'Explorer page of a verification proof', responses: { 200: { description: 'HTML' } },
+      handler: ({ params }) => {
+        const row = s.db.$client.query('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1').get(params.hash.toLowerCase()) as { id: string } | null
+        if (!row) throw notFound('verification proof')
+        const task = s.pipeline.task(row.id)!
+        return explorerPage('Verification proof', [['proof', task.verificationProof], ['task', task.id], ['status', task.verificationStatus], ['score', task.verificationScore], ['IPFS CID', task.ipfsCid], ['receipt CID', task.receiptCid]], task.verification)
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/explorer/attestation/:uid', auth: 'none', tags: ['Proofs'], hidden: true, params: t.Object({ uid: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+      summary: 'Explorer page of an attestation', responses: { 200: { description: 'HTML' } },
+      handler: async ({ params }) => {
+        const row = s.db.$client.query('SELECT attestation, task_id FROM attestations WHERE uid = ?1').get(params.uid.toLowerCase()) as { attestation: string; task_id: string } | null
+        if (!row) throw notFound('attestation')
+        const a = JSON.parse(row.attestation)
+        return explorerPage('EAS offchain attestation', [['uid', a.uid], ['task', row.task_id], ['signer', a.signer], ['schema', a.schema?.schema], ['schema uid', a.schema?.uid]], a)
       },
     }),
     defineRoute({

@@ -146,3 +146,16 @@ describe('submission rules', () => {
     if (r.status === 202) expect(r.headers.get('location')).toBe(`/api/v1/tasks/${r.body.id}`)
   })
 })
+
+describe('explorer pages', () => {
+  test('the default explorer URLs of a task resolve to pages on the appliance', async () => {
+    const r = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'general', prompt: 'Explorer check. It has two sentences.' }, { key: agent.apiKey })
+    for (const url of [r.body.verificationExplorerUrl, r.body.attestationExplorerUrl]) {
+      const page = await fetch(url)
+      expect(page.status).toBe(200)
+      const html = await page.text()
+      expect(html).toContain(r.body.id)
+    }
+    expectProblem(await s.get(`/explorer/attestation/0x${'0'.repeat(64)}`), 404, 'NOT_FOUND')
+  })
+})
