@@ -1,9 +1,14 @@
 // HTTP for tasks: submit, detail, stage events (SSE), the public list, the operator's recent tasks.
 import { ProblemError } from '../http/errors'
 import { defineRoute } from '../http/route'
+import { queryInt } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
 import { ListQuery, SubmitBody, SubmitQuery, TaskDetail, TaskIdParams, TaskList } from './schema'
+
+const listQuery = (q: { page?: string; limit?: string; status?: string; taskType?: string; operatorId?: string; agentId?: string }) => ({
+  ...q, page: queryInt('page', q.page, { min: 1, max: 1_000_000, def: 1 }), limit: queryInt('limit', q.limit, { min: 1, max: 100, def: 20 }),
+})
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' }
 
@@ -20,7 +25,7 @@ export function taskRoutes(s: Services) {
         if (task.status === 'FAILED' && task.failureCode === 'GUARDRAIL_BLOCKED' && !replayed) {
           throw new ProblemError(403, 'GUARDRAIL_BLOCKED', task.failureMessage ?? 'blocked by policy', { task: s.tasks.detail(task, true) })
         }
-        const wait = (query.wait ?? 30) * 1000
+        const wait = queryInt('wait', query.wait, { min: 0, max: 120, def: 30 }) * 1000
         if (wait > 0) await s.pipeline.waitFor(task.id, wait)
         const cur = s.pipeline.task(task.id)!
         if (replayed) set.headers['idempotent-replayed'] = 'true'
@@ -48,13 +53,13 @@ export function taskRoutes(s: Services) {
       method: 'GET', path: '/api/v1/tasks', auth: 'none', tags, query: ListQuery,
       summary: 'Public paginated task list (no prompts or outputs)',
       responses: { 200: { description: 'page of tasks', schema: TaskList } },
-      handler: ({ query }) => s.tasks.list(query),
+      handler: ({ query }) => s.tasks.list(listQuery(query)),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/operator/tasks', auth: 'bearer', tags, query: ListQuery,
       summary: 'The operator\'s recent tasks',
       responses: { 200: { description: 'page of tasks', schema: TaskList } },
-      handler: ({ auth, query }) => s.tasks.list({ ...query, operatorId: auth.operator.id }),
+      handler: ({ auth, query }) => s.tasks.list({ ...listQuery(query), operatorId: auth.operator.id }),
     }),
   ]
 }

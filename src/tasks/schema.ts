@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateTime, Nullable } from '../http/schemas'
+import { DateTime, Nullable, QueryInt } from '../http/schemas'
 
 export const SubmitBody = t.Object({
   agentId: t.String({ minLength: 1, maxLength: 128 }),
@@ -13,7 +13,7 @@ export const SubmitBody = t.Object({
   })),
 })
 
-export const SubmitQuery = t.Object({ wait: t.Optional(t.Numeric({ minimum: 0, maximum: 120, description: 'seconds to wait for the result (default 30, 0 = return at once)' })) })
+export const SubmitQuery = t.Object({ wait: t.Optional(QueryInt('seconds to wait for the result, 0–120 (default 30, 0 = return at once)')) })
 
 const statuses = ['PENDING_APPROVAL', 'QUEUED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const
 export const TaskStatus = t.Union(statuses.map((s) => t.Literal(s)))
@@ -35,8 +35,8 @@ export const TaskDetail = t.Composite([Task, t.Object({
 export const TaskList = t.Object({ data: t.Array(Task), total: t.Integer(), page: t.Integer(), limit: t.Integer(), totalPages: t.Integer() })
 
 export const ListQuery = t.Object({
-  page: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000 })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100 })),
+  page: t.Optional(QueryInt('page number, from 1 (default 1)')),
+  limit: t.Optional(QueryInt('page size, 1–100 (default 20)')),
   status: t.Optional(TaskStatus),
   taskType: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   operatorId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
