@@ -3,7 +3,10 @@ import { t } from 'elysia'
 import { defineRoute } from '../http/route'
 import { effectiveTier } from '../operators/service'
 import type { Services } from '../services'
-import { Agent, AgentDetail, AgentIdParams, RegisteredAgent, RegisterAgentBody, UpdateAgentBody } from './schema'
+import { TEST_KEY_USES } from '../keys/service'
+import { TERMINAL } from '../pipeline/runner'
+import { TaskDetail } from '../tasks/schema'
+import { Agent, AgentDetail, AgentIdParams, RegisteredAgent, RegisterAgentBody, TestRunBody, UpdateAgentBody } from './schema'
 import { agentView } from './service'
 
 export function agentRoutes(s: Services) {
@@ -48,6 +51,19 @@ export function agentRoutes(s: Services) {
       summary: 'Update an agent (displayName, description, capabilities, model only)',
       responses: { 200: { description: 'updated agent', schema: Agent } },
       handler: ({ auth, params, body }) => agentView(s.agents.update(auth.operator.id, params.agentId, body)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/agents/:agentId/test-run', auth: 'bearer', tags, params: AgentIdParams, body: t.Union([TestRunBody, t.Null()]),
+      summary: 'Run a free diagnostic task through the operator\'s test key',
+      description: `Uses the operator's system-generated diagnostic key (created on first use, isTestKey: true, ${TEST_KEY_USES} uses, not counted in the key limit); one use per run; 403 TEST_KEY_EXHAUSTED when none are left. taskType defaults to the agent's first capability. Waits for the result like submit.`,
+      responses: { 200: { description: 'finished task', schema: TaskDetail }, 202: { description: 'still running', schema: TaskDetail } },
+      handler: async ({ auth, params, body, set }) => {
+        const task = s.tasks.testRun(auth, params.agentId, body ?? {})
+        await s.pipeline.waitFor(task.id, 30_000)
+        const cur = s.pipeline.task(task.id)!
+        if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
+        return s.tasks.detail(cur, true)
+      },
     }),
     defineRoute({
       method: 'DELETE', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams,

@@ -78,6 +78,18 @@ export class KeyService {
     return { key, row }
   }
 
+  /**
+   * Takes one use of the operator's diagnostic test key (created on first use, not counted in the
+   * tier's key limit). Call inside the transaction that records the use.
+   */
+  consumeTestUse(operatorId: string, rateLimitRpm: number): ApiKeyRow {
+    let key = this.db.select().from(apiKeys).where(and(eq(apiKeys.operatorId, operatorId), eq(apiKeys.isTestKey, true), isNull(apiKeys.revokedAt))).get()
+    if (!key) key = this.insert(operatorId, { label: 'diagnostic test key', rateLimitRpm, isTestKey: true }).row
+    if ((key.testUsesRemaining ?? 0) <= 0) throw forbidden('TEST_KEY_EXHAUSTED', `the diagnostic test key has no uses left (${TEST_KEY_USES} per operator)`)
+    this.db.$client.query('UPDATE api_keys SET test_uses_remaining = test_uses_remaining - 1, last_used_at = ?2 WHERE id = ?1').run(key.id, this.clock.now())
+    return { ...key, testUsesRemaining: key.testUsesRemaining! - 1 }
+  }
+
   list(operatorId: string): ApiKeyRow[] {
     this.flushLastUsed()
     return this.db.select().from(apiKeys).where(and(eq(apiKeys.operatorId, operatorId), isNull(apiKeys.revokedAt))).orderBy(asc(apiKeys.createdAt)).all()

@@ -2,6 +2,8 @@
 // public list, and the per-task SSE stream of stage transitions.
 import { TASK_TYPES } from '../agents/schema'
 import { tasks } from '../db/schema'
+import { TIER_LIMITS } from '../config'
+import { effectiveTier } from '../operators/service'
 import { isoOrNull } from '../clock'
 import { badRequest, conflict, forbidden, notFound } from '../http/errors'
 import type { Principal } from '../http/auth'
@@ -42,6 +44,19 @@ export class TaskService {
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash, createdAt: now, updatedAt: now,
       }).returning().get()
       return { task: this.s.pipeline.admit(task, agent), replayed: false }
+    })()
+  }
+
+  /** Runs a diagnostic task for one of the operator's agents through the operator's test key. */
+  testRun(p: Principal, agentId: string, body: { taskType?: string; prompt?: string }): TaskRow {
+    const agent = this.s.agents.owned(p.operator.id, agentId)
+    const taskType = body.taskType ?? agent.capabilities[0]!
+    const prompt = body.prompt ?? (taskType === 'sentiment_analysis'
+      ? 'Diagnostic run: the service was fast and the answers were excellent, but setup was a little confusing.'
+      : 'Diagnostic run. TaskGate checks that this agent can run a task end to end. The result is verified, stored on IPFS, attested and signed.')
+    return this.s.db.$client.transaction(() => {
+      const key = this.s.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
+      return this.submit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt, metadata: { diagnostic: true } }, null).task
     })()
   }
 

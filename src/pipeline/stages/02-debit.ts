@@ -1,6 +1,6 @@
 // Stage 2: credit debit (reserve). Runs in a transaction; the ledger entry's ref makes it
 // idempotent, so a resumed task is never charged twice. Refunded if a later stage fails before a
-// result exists.
+// result exists. Diagnostic test runs (agent test-run) are free.
 import type { Stage } from '../types'
 
 export const debitRef = (taskId: string) => `task:${taskId}`
@@ -9,6 +9,7 @@ export const debit: Stage = {
   n: 2,
   name: 'debit',
   sync: ({ task, s }) => {
+    if (task.metadata?.diagnostic === true) return { patch: { creditsCharged: 0 }, detail: { credits: 0, diagnostic: true } }
     const cost = s.config.taskCost[task.taskType] ?? s.config.taskCost.default ?? 1
     s.ledger.debit(task.operatorId, cost, 'task_debit', debitRef(task.id), task.id)
     return { patch: { creditsCharged: cost }, detail: { credits: cost } }
