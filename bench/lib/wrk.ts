@@ -80,6 +80,79 @@ export function luaScriptFor(s: { method: string; body?: string; headers?: Recor
   return `${lines.join('\n')}\n`
 }
 
+/**
+ * Lua hooks that count a response as a success only when its status is `status` and its body
+ * contains `bodyContains` (plain text, not a pattern). Defines setup(), response() and done(), so a
+ * scenario's own Lua must not define those. done() prints lines that parseSuccess() reads:
+ *   BENCH_COUNT ok=N bad=M
+ *   BENCH_STATUS <status>=<count>,...      (failures by status)
+ *   BENCH_SAMPLE <status> <first 400 bytes of the body>   (up to 3 per wrk thread)
+ */
+export function successCountingLua(status: number, bodyContains: string): string {
+  return `-- success counting (bench/lib/wrk.ts successCountingLua)
+local bench_threads = {}
+function setup(thread) table.insert(bench_threads, thread) end
+bench_ok = 0
+bench_bad = 0
+bench_samples = ""
+bench_nsamples = 0
+bench_by_status = {}
+bench_status_str = ""
+function response(status, headers, body)
+  if status == ${status} and body ~= nil and string.find(body, ${luaString(bodyContains)}, 1, true) then
+    bench_ok = bench_ok + 1
+    return
+  end
+  bench_bad = bench_bad + 1
+  bench_by_status[status] = (bench_by_status[status] or 0) + 1
+  local parts = {}
+  for k, v in pairs(bench_by_status) do table.insert(parts, k .. "=" .. v) end
+  bench_status_str = table.concat(parts, ",")
+  if bench_nsamples < 3 then
+    bench_nsamples = bench_nsamples + 1
+    local b = string.gsub(string.sub(body or "", 1, 400), "[\\r\\n]", " ")
+    bench_samples = bench_samples .. "BENCH_SAMPLE " .. status .. " " .. b .. "\\n"
+  end
+end
+function done(summary, latency, requests)
+  local ok, bad, statuses, samples = 0, 0, {}, ""
+  for _, t in ipairs(bench_threads) do
+    ok = ok + (t:get("bench_ok") or 0)
+    bad = bad + (t:get("bench_bad") or 0)
+    local st = t:get("bench_status_str") or ""
+    if st ~= "" then table.insert(statuses, st) end
+    samples = samples .. (t:get("bench_samples") or "")
+  end
+  io.write(string.format("BENCH_COUNT ok=%d bad=%d\\n", ok, bad))
+  io.write("BENCH_STATUS " .. table.concat(statuses, ",") .. "\\n")
+  io.write(samples)
+end
+`
+}
+
+export interface SuccessCount {
+  ok: number
+  bad: number
+  /** failures by HTTP status (summed over wrk threads) */
+  badByStatus: Record<string, number>
+  /** "<status> <body prefix>" of the first few failures */
+  samples: string[]
+}
+
+/** Reads the lines printed by successCountingLua's done(); null when they are missing. */
+export function parseSuccess(raw: string): SuccessCount | null {
+  const m = /^BENCH_COUNT ok=(\d+) bad=(\d+)$/m.exec(raw)
+  if (!m) return null
+  const badByStatus: Record<string, number> = {}
+  const st = /^BENCH_STATUS (.*)$/m.exec(raw)?.[1] ?? ''
+  for (const part of st.split(',').filter(Boolean)) {
+    const [k, v] = part.split('=')
+    if (k && v) badByStatus[k] = (badByStatus[k] ?? 0) + Number(v)
+  }
+  const samples = [...raw.matchAll(/^BENCH_SAMPLE (.*)$/gm)].map((x) => x[1]!)
+  return { ok: Number(m[1]), bad: Number(m[2]), badByStatus, samples }
+}
+
 export function writeLuaScript(dir: string, name: string, lua: string): string {
   const path = join(dir, `${name.replace(/[^a-z0-9]+/gi, '-')}.lua`)
   writeFileSync(path, lua)

@@ -11,6 +11,7 @@ import { initIpfsSchema, SqliteBlockstore, SqliteDatastore } from './stores'
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
 
 export class IpfsNode {
+  private writes: Promise<void> = Promise.resolve()
   private constructor(private db: Database, private helia: Helia, private fs: UnixFS, private carExporter: ReturnType<typeof car>) {}
 
   static async open(dataDir: string): Promise<IpfsNode> {
@@ -23,18 +24,28 @@ export class IpfsNode {
     return new IpfsNode(db, helia as Helia, unixfs(helia), car(helia))
   }
 
-  /** Imports bytes as a UnixFS file and pins it; returns the CIDv1 string. */
-  async addBytes(bytes: Uint8Array): Promise<string> {
+  /**
+   * Imports bytes as a UnixFS file and pins it; returns the CIDv1 string. Imports are serialised:
+   * each one batches its block writes in one SQLite transaction, which must not interleave with
+   * another import's awaits.
+   */
+  addBytes(bytes: Uint8Array): Promise<string> {
+    const run = this.writes.then(() => this.importNow(bytes))
+    this.writes = run.then(() => undefined, () => undefined)
+    return run
+  }
+
+  private async importNow(bytes: Uint8Array): Promise<string> {
     let cid!: CID
     this.db.run('BEGIN')
     try {
-      cid = await this.fs.addBytes(bytes, { cidVersion: 1, rawLeaves: true, chunker: undefined })
+      cid = await this.fs.addBytes(bytes, { cidVersion: 1, rawLeaves: true })
+      if (!(await this.helia.pins.isPinned(cid))) for await (const _ of this.helia.pins.add(cid)) { /* drain */ }
       this.db.run('COMMIT')
     } catch (e) {
       this.db.run('ROLLBACK')
       throw e
     }
-    if (!(await this.helia.pins.isPinned(cid))) for await (const _ of this.helia.pins.add(cid)) { /* drain */ }
     return cid.toString()
   }
 

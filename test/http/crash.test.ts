@@ -1,0 +1,70 @@
+// kill -9 in the middle of a load: every task finishes exactly once, with exactly one debit.
+import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { startServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let fake: ReturnType<typeof Bun.serve>
+let providerCalls = 0
+
+beforeAll(async () => {
+  fake = Bun.serve({
+    port: 0, hostname: '127.0.0.1',
+    async fetch(req) {
+      providerCalls++
+      const body = (await req.json()) as any
+      await Bun.sleep(150) // a slow model: tasks are parked in stage 3 when the server dies
+      return Response.json({ id: 'c1', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'Slow but sure. The answer is here.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 } })
+    },
+  })
+  s = await startServer()
+})
+afterAll(async () => { await s.cleanup(); fake.stop(true) })
+
+test('SIGKILL mid-pipeline, restart: each task completes once and is charged once', async () => {
+  const admin = await s.setupAdmin()
+  const prov = await s.post('/api/v1/admin/providers', { name: 'slow', kind: 'openai', baseUrl: `http://127.0.0.1:${fake.port}/v1`, models: ['slow-model'], keys: [{ key: 'sk-slow', rpm: 100000, concurrency: 64 }] }, { token: admin })
+  expect(prov.status).toBe(201)
+  const agent = (await s.post('/api/v1/agents/register', { displayName: 'crash', capabilities: ['general', 'sentiment_analysis'] }, { token: admin })).body
+  const N = 40
+  const submits = await Promise.all(Array.from({ length: N }, (_, i) => s.post('/api/v1/tasks/submit?wait=0', {
+    agentId: agent.agentId, taskType: i % 2 ? 'sentiment_analysis' : 'general', model: i % 2 ? 'builtin' : 'slow-model',
+    prompt: `Task number ${i}. It was a great day and everything worked. Nothing failed at all.`,
+  }, { token: admin })))
+  for (const r of submits) expect([200, 202]).toContain(r.status)
+  expect(await s.stop('SIGKILL')).not.toBe(0)
+
+  const dbPath = join(s.dataDir, 'taskgate.db')
+  const peek = new Database(dbPath, { readonly: true })
+  const unfinished = (peek.query('SELECT count(*) AS n FROM tasks WHERE stage < 8').get() as { n: number }).n
+  peek.close()
+  expect(unfinished).toBeGreaterThan(0) // the kill really happened mid-pipeline
+
+  await s.start()
+  for (let i = 0; i < 200; i++) {
+    const list = (await s.get('/api/v1/tasks?limit=100')).body
+    if (list.total === N && list.data.every((t: any) => t.status === 'COMPLETED' || t.status === 'FAILED')) break
+    await Bun.sleep(50)
+  }
+  const db = new Database(dbPath, { readonly: true })
+  const tasks = db.query('SELECT id, status, stage, credits_charged AS c FROM tasks').all() as { id: string; status: string; stage: number; c: number }[]
+  expect(tasks.length).toBe(N)
+  for (const t of tasks) expect(t).toMatchObject({ status: 'COMPLETED', stage: 8, c: 1 })
+  const debits = db.query("SELECT task_id, count(*) AS n FROM ledger_entries WHERE reason = 'task_debit' GROUP BY task_id").all() as { n: number }[]
+  expect(debits.length).toBe(N)
+  for (const d of debits) expect(d.n).toBe(1)
+  expect((db.query("SELECT count(*) AS n FROM ledger_entries WHERE reason = 'task_refund'").get() as { n: number }).n).toBe(0)
+  const bal = db.query('SELECT allocation_balance + purchased_balance AS b FROM credit_balances WHERE operator_id = (SELECT operator_id FROM tasks LIMIT 1)').get() as { b: number }
+  expect(bal.b).toBe(100 - N)
+  const sum = db.query('SELECT sum(delta) AS s FROM ledger_entries WHERE operator_id = (SELECT operator_id FROM tasks LIMIT 1)').get() as { s: number }
+  expect(sum.s).toBe(bal.b) // the ledger adds up to the balance
+  // each stage committed exactly once per task; the fingerprint chain counted every task once
+  const dup = db.query("SELECT count(*) AS n FROM (SELECT task_id, stage FROM task_events WHERE status IN ('done', 'completed') GROUP BY task_id, stage HAVING count(*) > 1)").get() as { n: number }
+  expect(dup.n).toBe(0)
+  const a = db.query('SELECT total_tasks AS n FROM agents WHERE id = ?1').get(agent.agentId) as { n: number }
+  expect(a.n).toBe(N)
+  expect((db.query('SELECT count(DISTINCT attestation_uid) AS n FROM tasks').get() as { n: number }).n).toBe(N)
+  db.close()
+  expect(providerCalls).toBeGreaterThanOrEqual(N / 2)
+}, 60_000)
