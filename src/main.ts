@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<void> {
       const op = o.operators.byLogin(str(flags.login, 'login')) ?? fail(`no operator with login ${flags.login}`)
       const ttl = flags.ttl ? Number(flags.ttl) : o.config.tokenTtlSeconds
       if (!Number.isInteger(ttl) || ttl <= 0) fail('--ttl must be a positive number of seconds')
-      const tokens = new TokenService(o.secrets.jwtSecret, o.clock, ttl)
+      const tokens = await TokenService.create(o.secrets.jwtSecret, o.clock, ttl)
       process.stdout.write((await tokens.issue(op.id, op.tokenVersion)).accessToken + '\n')
       o.db.$client.close()
       return

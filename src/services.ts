@@ -61,7 +61,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const keys = new KeyService(db, clock, config.phase)
   const ledger = new Ledger(db.$client, clock)
   const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
-  const tokens = new TokenService(secrets.jwtSecret, clock, config.tokenTtlSeconds)
+  const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs)
   const ipfs = await IpfsNode.open(config.dataDir)

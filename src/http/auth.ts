@@ -60,11 +60,10 @@ export class Authenticator {
   }
 
   private fromApiKey(presented: string, headersOut: Record<string, string | number>): Principal {
-    const key = this.keys.resolve(presented)
-    if (!key) throw unauthorized('INVALID_API_KEY', 'the API key is invalid or has been revoked')
+    const found = this.keys.resolve(presented)
+    if (!found) throw unauthorized('INVALID_API_KEY', 'the API key is invalid or has been revoked')
+    const { key, operator } = found
     if (key.isTestKey && (key.testUsesRemaining ?? 0) <= 0) throw unauthorized('TEST_KEY_EXHAUSTED', 'this diagnostic test key has no uses left')
-    const operator = this.operators.byId(key.operatorId)
-    if (!operator) throw unauthorized('INVALID_API_KEY', 'the API key is invalid or has been revoked')
     const d = this.limiter.hit(`key:${key.id}`, key.rateLimitRpm)
     const h = rateLimitHeaders(d)
     if (!d.allowed) throw new ProblemError(429, 'RATE_LIMITED', `rate limit of ${key.rateLimitRpm} requests per minute exceeded for this key`, { retryAfterSeconds: d.retryAfter }, h)

@@ -1,6 +1,6 @@
 // API keys (decisions.md §3): shown once, stored as SHA-256 + first 4 / last 4 characters.
 // Lookups go to the database on every request, so a revocation is effective on the very next one.
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
@@ -9,6 +9,7 @@ import type { Db } from '../db'
 import { apiKeys } from '../db/schema'
 import { badRequest, forbidden, notFound } from '../http/errors'
 import { newId, randomToken, sha256Hex } from '../lib/ids'
+import { operatorColumns, operatorFromRow, type OperatorRow } from '../operators/service'
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 export const KEY_SERVICE_PREFIX = 'tg_'
@@ -18,11 +19,18 @@ export const keyPrefixOf = (k: Pick<ApiKeyRow, 'first4' | 'last4'>) => `${k.firs
 
 export class KeyService {
   private byHash
+  private operatorById
   private pendingLastUsed = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval> | undefined
 
   constructor(private db: Db, private clock: Clock, private phase: 'testnet' | 'live') {
-    this.byHash = db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('h'))).prepare()
+    // Raw statement: this runs on every API-key request (drizzle's mapping costs ~5 µs).
+    // Raw statements: they run on every API-key request (drizzle's mapping costs ~5 µs, and a JOIN
+    // of the two measured 3x slower than two point lookups).
+    this.byHash = db.$client.prepare(`SELECT id, operator_id AS operatorId, agent_id AS agentId, label, key_hash AS keyHash, first4, last4,
+      rate_limit_rpm AS rateLimitRpm, is_test_key AS isTestKey, test_uses_remaining AS testUsesRemaining, last_used_at AS lastUsedAt,
+      created_at AS createdAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL`)
+    this.operatorById = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
   }
 
   /** Starts the background flush of lastUsedAt (batched so the hot path never writes). */
@@ -100,14 +108,15 @@ export class KeyService {
     if (res.changes === 0) throw notFound('API key')
   }
 
-  /** Resolves a presented key to its live row, or null. Constant-time comparison of the digest. */
-  resolve(presented: string): ApiKeyRow | null {
+  /** Resolves a presented key to its live row and operator, or null. Constant-time comparison of the digest. */
+  resolve(presented: string): { key: ApiKeyRow; operator: OperatorRow } | null {
     if (presented.length < 12 || presented.length > 128 || !presented.startsWith(KEY_SERVICE_PREFIX)) return null
     const digest = sha256Hex(presented)
-    const row = this.byHash.get({ h: digest })
-    if (!row || row.revokedAt !== null) return null
-    if (!timingSafeEqual(Buffer.from(row.keyHash), Buffer.from(digest))) return null
-    return row
+    const r = this.byHash.get(digest) as (Omit<ApiKeyRow, 'isTestKey'> & { isTestKey: number }) | null
+    if (!r || !timingSafeEqual(Buffer.from(r.keyHash), Buffer.from(digest))) return null
+    const op = this.operatorById.get(r.operatorId) as Record<string, unknown> | null
+    if (!op) return null
+    return { key: { ...r, isTestKey: r.isTestKey === 1 }, operator: operatorFromRow(op) }
   }
 
   touch(keyId: string): void { this.pendingLastUsed.set(keyId, this.clock.now()) }

@@ -10,5 +10,5 @@ export function randomToken(bytes = 24): string {
 }
 
 export function sha256Hex(s: string): string {
-  return new Bun.CryptoHasher('sha256').update(s).digest('hex')
+  return Bun.SHA256.hash(s, 'hex') as string
 }

@@ -36,6 +36,7 @@ export function publicConfig(s: Services): Record<string, unknown> {
 export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
   const tags = ['System']
   let openapiCache: string | null = null
+  const publicConfigJson = JSON.stringify(publicConfig(s)) // configuration is fixed for the process's life
   const routes = [
     defineRoute({
       method: 'GET', path: '/healthz', auth: 'none', tags, summary: 'Liveness',
@@ -84,7 +85,7 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
       method: 'GET', path: '/api/v1/config/public', auth: 'none', tags: ['Public'], summary: 'Public configuration: tiers, pricing, thresholds',
       description: 'A flat object with dotted keys. Values come from the server configuration (taskgate.toml / TASKGATE_*).',
       responses: { 200: { description: 'public configuration', schema: t.Record(t.String(), t.Unknown()) } },
-      handler: () => publicConfig(s),
+      handler: () => new Response(publicConfigJson, { headers: { 'content-type': 'application/json' } }),
     }),
   ]
   if (s.config.testClock) {

@@ -109,13 +109,14 @@ describe('resolve', () => {
     const { key, row } = keys.insert(opId, { label: 'r', rateLimitRpm: 60 })
     const got = keys.resolve(key)
     expect(got).not.toBeNull()
-    expect(got!.id).toBe(row.id)
-    expect(got!.operatorId).toBe(opId)
+    expect(got!.key.id).toBe(row.id)
+    expect(got!.key.operatorId).toBe(opId)
+    expect(got!.operator.id).toBe(opId)
   })
 
   test('returns null for a revoked key, immediately', () => {
     const { key, row } = keys.insert(opId, { label: 'rv', rateLimitRpm: 60 })
-    expect(keys.resolve(key)?.id).toBe(row.id)
+    expect(keys.resolve(key)?.key.id).toBe(row.id)
     keys.revoke(opId, row.id)
     expect(keys.resolve(key)).toBeNull()
     expect(() => keys.revoke(opId, row.id)).toThrow() // already revoked: not found
