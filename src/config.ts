@@ -46,6 +46,7 @@ export const SETTINGS: Setting[] = [
   { key: 'verification.threshold', env: 'TASKGATE_VERIFICATION_THRESHOLD', kind: 'number', def: 0.7, doc: 'Verification score at or above which a result is VERIFIED.' },
   { key: 'explorer.txUrl', env: 'TASKGATE_EXPLORER_TX_URL', kind: 'string', def: '', doc: 'Verification explorer URL template with {hash} (default: this server\'s /explorer pages).' },
   { key: 'explorer.attestationUrl', env: 'TASKGATE_EXPLORER_ATTESTATION_URL', kind: 'string', def: '', doc: 'Attestation explorer URL template with {uid} (default: this server\'s /explorer pages).' },
+  { key: 'sse.pingMs', env: 'TASKGATE_SSE_PING_MS', kind: 'int', def: 15000, doc: 'Interval of `: ping` comments on event streams.' },
   { key: 'leaderboard.pioneer.taskPoints', env: 'TASKGATE_PIONEER_TASK_POINTS', kind: 'int', def: 25, doc: 'Pioneer points per completed task.' },
   { key: 'leaderboard.pioneer.explorerThreshold', env: 'TASKGATE_PIONEER_EXPLORER_THRESHOLD', kind: 'int', def: 500, doc: 'Points for the Explorer badge.' },
   { key: 'leaderboard.pioneer.founderThreshold', env: 'TASKGATE_PIONEER_FOUNDER_THRESHOLD', kind: 'int', def: 25000, doc: 'Points for the Founder badge.' },
@@ -83,6 +84,7 @@ export interface Config {
   verificationThreshold: number
   explorerTxUrl: string
   explorerAttestationUrl: string
+  ssePingMs: number
 }
 
 export class ConfigError extends Error {}
@@ -205,5 +207,6 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     verificationThreshold: flat['verification.threshold'] as number,
     explorerTxUrl: flat['explorer.txUrl'] as string,
     explorerAttestationUrl: flat['explorer.attestationUrl'] as string,
+    ssePingMs: Math.max(100, flat['sse.pingMs'] as number),
   }
 }

@@ -74,7 +74,7 @@ export function computeRoutes(s: Services) {
         const job = s.overflow.job(params.jobId)
         if (!job || job.operatorId !== auth.operator.id) throw notFound('compute job')
         const last = Number(request.headers.get('last-event-id') ?? 0)
-        return new Response(s.overflow.stream(job.id, Number.isFinite(last) && last > 0 ? last : 0, request.signal), { headers: SSE_HEADERS })
+        return new Response(s.overflow.stream(job.id, Number.isFinite(last) && last > 0 ? last : 0, request.signal, s.config.ssePingMs), { headers: SSE_HEADERS })
       },
     }),
   ]

@@ -133,7 +133,7 @@ export class TaskService {
           if (cur && (TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') && (e.status === 'failed' || e.status === 'completed' || e.status === 'held')) close()
         }
         const close = () => { if (closed) return; closed = true; cleanup(); try { c.close() } catch { /* closed */ } }
-        const ping = setInterval(() => { if (!closed) c.enqueue(enc.encode(': ping\n\n')) }, 15_000)
+        const ping = setInterval(() => { if (!closed) c.enqueue(enc.encode(': ping\n\n')) }, this.s.config.ssePingMs)
         const onAbort = () => close()
         emitter.on(t.id, send)
         signal.addEventListener('abort', onAbort)
