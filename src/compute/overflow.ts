@@ -77,8 +77,9 @@ export class OverflowQueue {
     this.pumping = true
     try {
       for (;;) {
-        const heads = (this.q.heads.all() as { id: string; operatorId: string; taskId: string | null; model: string; request: string }[])
-          .filter((h) => this.compute.hasCapacity(h.model))
+        const all = this.q.heads.all() as { id: string; operatorId: string; taskId: string | null; model: string; request: string }[]
+        for (const orphan of all.filter((h) => !this.compute.resolveModel(h.model))) this.abandon(orphan)
+        const heads = all.filter((h) => this.compute.hasCapacity(h.model))
         if (heads.length === 0) return
         heads.sort((a, b) => (this.lastServed.get(a.operatorId) ?? 0) - (this.lastServed.get(b.operatorId) ?? 0))
         const next = heads[0]!
@@ -90,6 +91,19 @@ export class OverflowQueue {
     } finally {
       this.pumping = false
     }
+  }
+
+  /** A job whose model no provider serves any more (provider removed) fails; its hook refunds. */
+  private abandon(job: { id: string; operatorId: string; taskId: string | null; model: string }): void {
+    if (this.q.setRunning.run(job.id, this.clock.now()).changes === 0) return
+    const error = { code: 'COMPUTE_FAILED', message: `no provider serves model ${job.model} any more` }
+    this.db.transaction(() => {
+      this.q.finish.run(job.id, 'failed', null, error.code, error.message, this.clock.now())
+      this.emit(job.id, 'failed', error)
+    })()
+    const p = Promise.resolve(this.onDone(job, { error })).catch((e) => this.log.error({ jobId: job.id, err: (e as Error).message }, 'compute job hook failed'))
+    this.running.add(p)
+    void p.finally(() => this.running.delete(p))
   }
 
   private async run(id: string, operatorId: string, taskId: string | null, request: CompletionRequest): Promise<void> {

@@ -16,6 +16,9 @@ const COOLDOWN_MS = 30_000
 interface PoolKey { id: string; secret: string; first4: string; last4: string; rpm: number; concurrency: number; inflight: number; cooldownUntil: number }
 export interface Provider { id: string; name: string; kind: 'openai' | 'anthropic' | 'builtin'; baseUrl: string | null; models: string[]; keys: PoolKey[] }
 
+/** Short secrets are not shown at all; long ones as first 4 … last 4. */
+const maskSecret = (k: { secret: string; first4: string; last4: string }) => (k.secret.length >= 16 ? `${k.first4}...${k.last4}` : '****')
+
 export class ComputeFailed extends Error {
   constructor(message: string, public attempts: number) { super(message) }
 }
@@ -42,8 +45,12 @@ export class ComputeService {
     this.providers = new Map()
     this.byModel = new Map()
     for (const p of this.db.query('SELECT id, name, kind, base_url AS baseUrl, models FROM providers ORDER BY created_at').all() as { id: string; name: string; kind: Provider['kind']; baseUrl: string | null; models: string }[]) {
-      const keys = (this.db.query('SELECT id, secret, first4, last4, rpm, concurrency FROM provider_keys WHERE provider_id = ?1 ORDER BY created_at, id').all(p.id) as Omit<PoolKey, 'inflight' | 'cooldownUntil'>[])
-        .map((k) => { const prev = old.get(p.id)?.keys.find((x) => x.id === k.id); return { ...k, inflight: prev?.inflight ?? 0, cooldownUntil: prev?.cooldownUntil ?? 0 } })
+      // Existing key objects are updated in place: calls in flight hold them and release into them.
+      const keys = (this.db.query('SELECT id, secret, first4, last4, rpm, concurrency FROM provider_keys WHERE provider_id = ?1 ORDER BY created_at, rowid').all(p.id) as Omit<PoolKey, 'inflight' | 'cooldownUntil'>[])
+        .map((k) => {
+          const prev = old.get(p.id)?.keys.find((x) => x.id === k.id)
+          return prev ? Object.assign(prev, k) : { ...k, inflight: 0, cooldownUntil: 0 }
+        })
       const provider: Provider = { ...p, models: JSON.parse(p.models), keys }
       this.providers.set(p.id, provider)
       for (const m of provider.models) this.byModel.set(m, provider)
@@ -59,7 +66,7 @@ export class ComputeService {
     const now = this.clock.now()
     return {
       id: p.id, name: p.name, kind: p.kind, baseUrl: p.baseUrl, models: p.models,
-      keys: p.keys.map((k) => ({ id: k.id, keyPrefix: `${k.first4}...${k.last4}`, rpm: k.rpm, concurrency: k.concurrency, inflight: k.inflight, state: k.cooldownUntil > now ? 'cooldown' : k.inflight >= k.concurrency ? 'busy' : 'ready' })),
+      keys: p.keys.map((k) => ({ id: k.id, keyPrefix: maskSecret(k), rpm: k.rpm, concurrency: k.concurrency, inflight: k.inflight, state: k.cooldownUntil > now ? 'cooldown' : k.inflight >= k.concurrency ? 'busy' : 'ready' })),
     }
   }
 
@@ -90,6 +97,7 @@ export class ComputeService {
     if (p.kind === 'builtin') throw conflict('BUILTIN_PROVIDER', 'the builtin provider cannot be removed')
     this.db.query('DELETE FROM providers WHERE id = ?1').run(id)
     this.load()
+    this.notifyCapacity() // lets the overflow queue fail (and refund) jobs nobody can serve now
   }
 
   /** Whether some key of the model's pool could take a call right now. */

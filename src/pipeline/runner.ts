@@ -87,15 +87,15 @@ export class PipelineRunner {
     })()
   }
 
-  /** Resolves with the task once it is terminal (or parked), or after `ms`. */
+  /** Resolves once the task is terminal or parked (approval, overflow queue), or after `ms`. */
   waitFor(taskId: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => { clearTimeout(t); this.events.off(taskId, on); resolve() }
-      const on = (e: TaskEvent) => { if (e.status === 'failed' || e.status === 'completed' || e.status === 'held') done() }
+      const on = (e: TaskEvent) => { if (e.status === 'failed' || e.status === 'completed' || e.status === 'held' || e.status === 'queued') done() }
       const t = setTimeout(done, ms)
       this.events.on(taskId, on)
       const cur = this.task(taskId)
-      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') done()
+      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED') done()
     })
   }
 

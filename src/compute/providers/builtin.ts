@@ -37,8 +37,10 @@ export function sentiment(text: string) {
   return { label, score: Math.round(comparative * 1000) / 1000, confidence: Math.round(Math.min(1, Math.abs(comparative) * 2 + (positive.length + negative.length ? 0.3 : 0)) * 1000) / 1000, positive, negative }
 }
 
-export function summarize(text: string, maxSentences = 3): string {
+/** Extractive summary: about a third of the sentences (1 to 3), the highest scoring, in text order. */
+export function summarize(text: string): string {
   const sentences = text.replace(/\s+/g, ' ').trim().split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])/).filter((s) => s.length > 0)
+  const maxSentences = Math.min(3, Math.max(1, Math.ceil(sentences.length / 3)))
   if (sentences.length <= maxSentences) return sentences.join(' ')
   const freq = new Map<string, number>()
   for (const w of words(text)) if (!STOP.has(w) && w.length > 2) freq.set(w, (freq.get(w) ?? 0) + 1)
