@@ -28,6 +28,7 @@ beforeAll(async () => {
     TASKGATE_PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
     TASKGATE_TEST_CLOCK: '1',
     TASKGATE_TASK_COST: JSON.stringify({ default: 1, data_analysis: 40 }),
+    TASKGATE_SSE_PING_MS: '200',
   })
   const req = s.req.bind(s)
   s.req = (async (...a: Parameters<TestServer['req']>) => { const r = await req(...a); seen.push(r.text); return r }) as TestServer['req']
@@ -684,5 +685,26 @@ describe('secrets', () => {
       expect(logs).not.toContain(k.slice(8))
       for (const text of seen) if (text.includes(k.slice(8))) throw new Error(`provider key leaked in a response: ${text.slice(0, 300)}`)
     }
+  })
+})
+
+describe('keep-alive', () => {
+  test('a waiting status stream sends `: ping` comments, then ends with the result', async () => {
+    const P = secret('ping')
+    await addProvider({ name: 'oai-ping', kind: 'openai', baseUrl: fake.baseUrl, models: ['fake-gpt-ping'], keys: [{ key: P, concurrency: 1 }] })
+    const g = gate()
+    fake.set(P, { content: 'pong', gate: g })
+    const r = await s.post('/api/v1/compute', { model: 'fake-gpt-ping', prompt: 'ping?' }, { token: op })
+    expect(r.status).toBe(202)
+    const res = await fetch(`${s.url}${r.body.statusUrl}?access_token=${op}`)
+    const reader = res.body!.getReader()
+    const dec = new TextDecoder()
+    let text = ''
+    for (let i = 0; i < 50 && !text.includes(': ping'); i++) text += dec.decode((await reader.read()).value ?? new Uint8Array())
+    expect(text).toContain(': ping')
+    g.release()
+    for (;;) { const c = await reader.read(); if (c.done) break; text += dec.decode(c.value) }
+    expect(text).toContain('event: completed')
+    expect(text).toContain('pong')
   })
 })
