@@ -8,7 +8,10 @@ let s: TestServer
 let op: string
 
 beforeAll(async () => {
-  s = await startServer({ TASKGATE_UPLOAD_BODY_LIMIT: String(256 * 1024) })
+  s = await startServer({
+    TASKGATE_UPLOAD_BODY_LIMIT: String(256 * 1024),
+    TASKGATE_EXPLORER_ATTESTATION_URL: 'https://base-sepolia.easscan.org/offchain/attestation/view/{uid}',
+  })
   await s.setupAdmin()
   op = await s.signup('agent-owner')
 })
@@ -76,6 +79,8 @@ describe('operator task feed', () => {
     const t = await s.signup('feeder')
     const a = (await register(t, 'feeder-bot')).body
     const task = (await s.post('/api/v1/tasks/submit', { agentId: a.agentId, taskType: 'general', prompt: 'Feed me. Two sentences.' }, { key: a.apiKey })).body
+    expect(task.attestationExplorerUrl).toBe(`https://base-sepolia.easscan.org/offchain/attestation/view/${task.attestationUid}`)
+    expect(task.verificationExplorerUrl).toBe(`${s.url}/explorer/verification/${task.verificationProof}`) // default template
     const mine = (await s.get('/api/v1/operator/tasks', { token: t })).body
     expect(mine.data.map((x: any) => x.id)).toEqual([task.id])
     expect(mine.total).toBe(1)

@@ -71,6 +71,9 @@ describe('a sentiment task on the builtin provider', () => {
     expect(await cidOf(bytes)).toBe(task.ipfsCid)
     const doc = JSON.parse(new TextDecoder().decode(bytes))
     expect(doc).toMatchObject({ taskId: task.id, output: task.output, promptHash: keccak256(toHex(task.prompt)) })
+    const raw = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=raw`)
+    expect(raw.headers.get('content-type')).toBe('application/vnd.ipld.raw')
+    expect(new Uint8Array(await raw.arrayBuffer())).toEqual(bytes) // a small file is one raw block
     const car = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=car`)
     expect(car.headers.get('content-type')).toContain('application/vnd.ipld.car')
     expect((await car.arrayBuffer()).byteLength).toBeGreaterThan(bytes.byteLength)
