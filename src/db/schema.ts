@@ -22,6 +22,7 @@ export const operators = sqliteTable('operators', {
 }, (t) => [
   uniqueIndex('operators_login_uq').on(t.login),
   uniqueIndex('operators_github_id_uq').on(t.githubId),
+  uniqueIndex('operators_wallet_uq').on(t.walletAddress),
 ])
 
 export const apiKeys = sqliteTable('api_keys', {
@@ -217,4 +218,79 @@ export const attestations = sqliteTable('attestations', {
   operatorId: text('operator_id').notNull(),
   attestation: text('attestation', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: integer('created_at').notNull(),
+})
+
+// ---- money: wallets, pioneer points, mock USDC, x402 ----
+
+export const walletNonces = sqliteTable('wallet_nonces', {
+  nonce: text('nonce').primaryKey(),
+  operatorId: text('operator_id').notNull(),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  usedAt: integer('used_at'),
+})
+
+export const pioneerEvents = sqliteTable('pioneer_events', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  operatorId: text('operator_id').notNull(),
+  kind: text('kind').notNull(),
+  points: integer('points').notNull(),
+  ref: text('ref').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('pioneer_ref_uq').on(t.ref), index('pioneer_operator_idx').on(t.operatorId, t.id)])
+
+// Mock USDC: balances in base units (6 decimals) keyed by lower-case address, and every movement.
+export const usdcBalances = sqliteTable('usdc_balances', {
+  address: text('address').primaryKey(),
+  balance: integer('balance').notNull(),
+})
+
+export const usdcTransfers = sqliteTable('usdc_transfers', {
+  txHash: text('tx_hash').primaryKey(),
+  kind: text('kind', { enum: ['mint', 'transfer'] }).notNull(),
+  fromAddress: text('from_address'),
+  toAddress: text('to_address').notNull(),
+  amount: integer('amount').notNull(),
+  authNonce: text('auth_nonce'),
+  memo: text('memo'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [
+  index('usdc_transfers_to_idx').on(t.toAddress, t.createdAt),
+  uniqueIndex('usdc_auth_nonce_uq').on(t.fromAddress, t.authNonce),
+])
+
+export const faucetClaims = sqliteTable('faucet_claims', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  wallet: text('wallet').notNull(),
+  operatorId: text('operator_id'),
+  amount: integer('amount').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('faucet_wallet_idx').on(t.wallet, t.createdAt)])
+
+// Payments received through the x402 gate (X-PAYMENT or the legacy X-402-Payment header).
+export const x402Payments = sqliteTable('x402_payments', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull(),
+  payer: text('payer').notNull(),
+  txHash: text('tx_hash').notNull(),
+  scheme: text('scheme', { enum: ['exact', 'legacy'] }).notNull(),
+  amount: integer('amount').notNull(),
+  credits: integer('credits').notNull(),
+  resource: text('resource').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('x402_tx_uq').on(t.txHash), index('x402_payer_idx').on(t.payer, t.createdAt)])
+
+// Invalid or replayed payments per payer (only signatures valid for the payer count) and blocks.
+export const x402Strikes = sqliteTable('x402_strikes', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  payer: text('payer').notNull(),
+  reason: text('reason').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('x402_strikes_payer_idx').on(t.payer, t.createdAt)])
+
+export const x402Blocks = sqliteTable('x402_blocks', {
+  wallet: text('wallet').primaryKey(),
+  reason: text('reason').notNull(),
+  blockedAt: integer('blocked_at').notNull(),
+  blockedUntil: integer('blocked_until').notNull(),
 })
