@@ -48,6 +48,8 @@ export const SETTINGS: Setting[] = [
   { key: 'explorer.attestationUrl', env: 'TASKGATE_EXPLORER_ATTESTATION_URL', kind: 'string', def: '', doc: 'Attestation explorer URL template with {uid} (default: this server\'s /explorer pages).' },
   { key: 'sse.pingMs', env: 'TASKGATE_SSE_PING_MS', kind: 'int', def: 15000, doc: 'Interval of `: ping` comments on event streams.' },
   { key: 'leaderboard.pioneer.taskPoints', env: 'TASKGATE_PIONEER_TASK_POINTS', kind: 'int', def: 25, doc: 'Pioneer points per completed task.' },
+  { key: 'leaderboard.pioneer.walletBindPoints', env: 'TASKGATE_PIONEER_WALLET_BIND_POINTS', kind: 'int', def: 500, doc: 'Pioneer points for the first wallet bind.' },
+  { key: 'leaderboard.pioneer.trustedLevelPoints', env: 'TASKGATE_PIONEER_TRUSTED_LEVEL_POINTS', kind: 'int', def: 2000, doc: 'Pioneer points when an agent first reaches TRUSTED.' },
   { key: 'leaderboard.pioneer.explorerThreshold', env: 'TASKGATE_PIONEER_EXPLORER_THRESHOLD', kind: 'int', def: 500, doc: 'Points for the Explorer badge.' },
   { key: 'leaderboard.pioneer.founderThreshold', env: 'TASKGATE_PIONEER_FOUNDER_THRESHOLD', kind: 'int', def: 25000, doc: 'Points for the Founder badge.' },
 ]
@@ -78,7 +80,7 @@ export interface Config {
   monthlyCredits: Record<Tier, number>
   proPriceMonthlyUsd: number
   topUpPacks: { credits: number; priceUsd: number }[]
-  pioneer: { taskPoints: number; explorerThreshold: number; founderThreshold: number }
+  pioneer: { taskPoints: number; walletBindPoints: number; trustedLevelPoints: number; explorerThreshold: number; founderThreshold: number }
   taskCost: Record<string, number>
   providerTimeoutMs: number
   verificationThreshold: number
@@ -199,6 +201,8 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     topUpPacks: packs as Config['topUpPacks'],
     pioneer: {
       taskPoints: flat['leaderboard.pioneer.taskPoints'] as number,
+      walletBindPoints: flat['leaderboard.pioneer.walletBindPoints'] as number,
+      trustedLevelPoints: flat['leaderboard.pioneer.trustedLevelPoints'] as number,
       explorerThreshold: flat['leaderboard.pioneer.explorerThreshold'] as number,
       founderThreshold: flat['leaderboard.pioneer.founderThreshold'] as number,
     },

@@ -7,6 +7,7 @@ import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
 import { Ledger } from './credits/ledger'
 import { IpfsNode } from './ipfs/node'
+import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
 import type { Config } from './config'
@@ -36,6 +37,7 @@ export interface Services {
   metrics: HttpMetrics
   setup: SetupService
   ledger: Ledger
+  pioneer: PioneerService
   agents: AgentService
   compute: ComputeService
   overflow: OverflowQueue
@@ -83,6 +85,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
     setBoundPort: (p) => { port = p },
     ledger, compute, ipfs,
+    pioneer: new PioneerService(db.$client, clock),
     agents: new AgentService(db.$client, clock, keys, compute.modelExists),
     overflow: null as unknown as OverflowQueue,
     signer: new Signer(secrets.signerKey, signerSince),
@@ -94,6 +97,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       attestation: (uid) => (config.explorerAttestationUrl || `${s.baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
     },
   }
+  operators.pointsOf = (id) => s.pioneer.total(id)
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)
   s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {

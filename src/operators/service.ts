@@ -45,6 +45,9 @@ export const effectiveTier = (op: Pick<OperatorRow, 'tier' | 'tierOverride'>): T
 
 export class OperatorService {
   private byIdStmt
+  /** Set by the composition root (pioneer points live in their own domain). */
+  pointsOf: (operatorId: string) => number = () => 0
+
   constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {}) {
     // Raw statement: this runs on every authenticated request (drizzle's mapping costs ~5 µs).
     this.byIdStmt = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
@@ -148,7 +151,7 @@ export class OperatorService {
       flags: { killSwitch: false, ...op.flags, admin: op.role === 'admin' },
       walletAddress: op.walletAddress,
       firstTaskAt: isoOrNull(op.firstTaskAt),
-      pioneerPoints: 0,
+      pioneerPoints: this.pointsOf(op.id),
     }
   }
 

@@ -69,6 +69,7 @@ describe('diagnostic test runs', () => {
     expect(testKey).toMatchObject({ isTestKey: true, testUsesRemaining: 0 })
     expect(keys.filter((k: any) => k.isTestKey).length).toBe(1)
     expectProblem(await s.post(`/api/v1/agents/${a.agentId}/test-run`, {}, { token: t }), 403, 'TEST_KEY_EXHAUSTED')
+    expect((await s.get('/api/v1/auth/me', { token: t })).body.pioneerPoints).toBe(0) // diagnostic runs earn nothing
     const prod = keys.find((k: any) => !k.isTestKey && !k.agentId)
     expect(prod.testUsesRemaining).toBeNull()
   })
@@ -84,6 +85,7 @@ describe('operator task feed', () => {
     const mine = (await s.get('/api/v1/operator/tasks', { token: t })).body
     expect(mine.data.map((x: any) => x.id)).toEqual([task.id])
     expect(mine.total).toBe(1)
+    expect((await s.get('/api/v1/auth/me', { token: t })).body.pioneerPoints).toBe(25) // leaderboard.pioneer.taskPoints
     expectProblem(await s.get('/api/v1/operator/tasks', { key: a.apiKey }), 401, 'CREDENTIAL_NOT_ACCEPTED')
   })
 })

@@ -35,7 +35,7 @@ describe('defaults', () => {
     expect(c.monthlyCredits).toEqual({ FREE: 100, PRO: 1000, ENTERPRISE: 10000 })
     expect(c.proPriceMonthlyUsd).toBe(15)
     expect(c.topUpPacks).toEqual([{ credits: 500, priceUsd: 5 }, { credits: 2000, priceUsd: 15 }, { credits: 10000, priceUsd: 50 }])
-    expect(c.pioneer).toEqual({ taskPoints: 25, explorerThreshold: 500, founderThreshold: 25000 })
+    expect(c.pioneer).toEqual({ taskPoints: 25, walletBindPoints: 500, trustedLevelPoints: 2000, explorerThreshold: 500, founderThreshold: 25000 })
   })
 
   test('the default data dir is ./data resolved against the working directory', () => {

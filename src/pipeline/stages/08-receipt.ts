@@ -18,7 +18,10 @@ export const receipt: Stage = {
     return {
       patch: { receiptCid, receipt: signed as unknown as Record<string, unknown>, status: 'COMPLETED', completedAt: s.clock.now() },
       detail: { cid: receiptCid },
-      apply: () => { s.db.$client.query('UPDATE operators SET first_task_at = ?2 WHERE id = ?1 AND first_task_at IS NULL').run(task.operatorId, s.clock.now()) },
+      apply: () => {
+        s.db.$client.query('UPDATE operators SET first_task_at = ?2 WHERE id = ?1 AND first_task_at IS NULL').run(task.operatorId, s.clock.now())
+        if (task.metadata?.diagnostic !== true) s.pioneer.award(task.operatorId, 'task_completed', s.config.pioneer.taskPoints, `task:${task.id}`)
+      },
     }
   },
 }
