@@ -1,15 +1,19 @@
 // TaskGate benchmark: binary size, cold start, throughput/latency per route against a bare
-// Bun.serve baseline (wrk), and RSS. Writes bench/results/latest.json. Exits 0 even when targets
-// are missed (it is a report); non-zero only when the benchmark itself cannot run.
+// Bun.serve baseline (wrk), RSS, full-pipeline tasks/s (wrk, builtin provider, c=1/16/64) and the
+// gateway overhead around a provider call (bench/fake-openai.ts, see bench/lib/pipeline.ts).
+// Writes bench/results/latest.json. Exits 0 even when targets are missed (it is a report);
+// non-zero only when the benchmark itself cannot run.
 //
 //   bun run bench/run.ts [--quick] [--duration N] [--warmup N] [--build] [--cold-runs N]
 //                        [--connections N] [--threads N] [--only SUBSTRING]
+//                        [--pipeline-duration N] [--overhead-samples N]
 import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
-import { cleanEnv, cleanup, cleanupSync, freePort, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
-import { ensureWrk, luaScriptFor, runWrk, writeLuaScript, wrkVersion, type WrkResult } from './lib/wrk'
+import { measureOverhead, type OverheadResult } from './lib/pipeline'
+import { cleanEnv, cleanup, cleanupSync, cpuBetween, freePort, readCpu, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
+import { ensureWrk, luaScriptFor, parseSuccess, runWrk, successCountingLua, writeLuaScript, wrkVersion, type SuccessCount, type WrkResult } from './lib/wrk'
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios'
 
 const ROOT = resolve(import.meta.dir, '..')
@@ -18,18 +22,30 @@ const RESULTS = join(ROOT, 'bench', 'results', 'latest.json')
 const LIMITS = { coldStartMs: 300, idleRssMb: 100 }
 const OPERATOR = { login: 'bench', password: 'benchpassword', tier: 'ENTERPRISE' }
 const KEY_RPM = 1_000_000
+// Every task costs a credit and the ledger account opens with the tier's monthly credits, so the
+// CLI (operator create) and the server both get a large ENTERPRISE allocation.
+const BENCH_ENV = { TASKGATE_TIERS_ENTERPRISE_MONTHLY_CREDITS: '100000000' }
+const FAKE = { name: 'fake', model: 'fake-gpt', keys: ['sk-fake-1', 'sk-fake-2'] }
+const OVERHEAD_NAME = 'pipeline overhead fake-gpt c=1'
+const OVERHEAD_MAX_P50_MS = 1
 
 // ---------------------------------------------------------------- options
 
 interface Options {
   build: boolean; durationS: number; warmupS: number; coldRuns: number
   connections: number; threads: number; only: string | null; logLevel: string | null
+  pipelineDurationS: number; overheadSamples: number; overheadWarmup: number
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null }
+  const o: Options = {
+    build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null,
+    pipelineDurationS: 5, overheadSamples: 500, overheadWarmup: 50,
+  }
   let duration: number | null = null
   let warmup: number | null = null
+  let pipelineDuration: number | null = null
+  let overheadSamples: number | null = null
   const num = (raw: string | undefined, name: string) => {
     const v = Number(raw)
     if (!Number.isFinite(v) || v <= 0) usage(`${name} needs a positive number`)
@@ -41,12 +57,14 @@ function parseArgs(argv: string[]): Options {
     const val = (name: string) => num(inline ?? argv[++i], name)
     switch (flag) {
       case '--build': o.build = true; break
-      case '--quick': o.durationS = 3; o.warmupS = 1; break
+      case '--quick': o.durationS = 3; o.warmupS = 1; o.pipelineDurationS = 2; o.overheadSamples = 200; o.overheadWarmup = 20; break
       case '--duration': duration = val('--duration'); break
       case '--warmup': warmup = val('--warmup'); break
       case '--cold-runs': o.coldRuns = Math.round(val('--cold-runs')); break
       case '--connections': o.connections = Math.round(val('--connections')); break
       case '--threads': o.threads = Math.round(val('--threads')); break
+      case '--pipeline-duration': pipelineDuration = val('--pipeline-duration'); break
+      case '--overhead-samples': overheadSamples = Math.round(val('--overhead-samples')); break
       case '--only': o.only = inline ?? argv[++i] ?? usage('--only needs a value'); break
       case '--log-level': o.logLevel = inline ?? argv[++i] ?? usage('--log-level needs a value'); break
       case '-h': case '--help': usage()
@@ -55,20 +73,27 @@ function parseArgs(argv: string[]): Options {
   }
   if (duration !== null) o.durationS = duration
   if (warmup !== null) o.warmupS = warmup
+  if (pipelineDuration !== null) o.pipelineDurationS = pipelineDuration
+  if (overheadSamples !== null) o.overheadSamples = overheadSamples
   return o
 }
 
 function usage(err?: string): never {
   if (err) process.stderr.write(`error: ${err}\n`)
   process.stdout.write(`usage: bun run bench/run.ts [options]
-  --quick            3 s per load (1 s warm-up) instead of 10 s (2 s)
+  --quick            3 s per load (1 s warm-up) instead of 10 s (2 s); pipeline 2 s instead of 5 s;
+                     overhead 200 rounds (20 warm-up) instead of 500 (50)
   --duration N       seconds per measured load (default 10)
   --warmup N         seconds of warm-up load before each measurement (default 2)
   --build            rebuild dist/taskgate even when it looks up to date
   --cold-runs N      cold-start runs (default 5)
   --connections N    wrk connections (default 50)
   --threads N        wrk threads (default 1)
-  --only SUBSTRING   only load scenarios whose name contains SUBSTRING (the baseline always runs)
+  --only SUBSTRING   only run scenarios whose name contains SUBSTRING; the bare baseline runs when a
+                     route scenario is chosen. Pipeline: "pipeline" (all), "pipeline builtin",
+                     "c=16", "overhead"
+  --pipeline-duration N  seconds per pipeline load (default 5; the warm-up is --warmup)
+  --overhead-samples N   measured rounds of the overhead measurement (default 500, 50 warm-up)
   --log-level L      pass --log-level L to the server under load (default: not passed, i.e. info;
                      for diagnosis only, the targets are defined with the default)
 `)
@@ -134,12 +159,12 @@ function ensureBinary(force: boolean): { built: boolean; reason: string; seconds
 interface Started { proc: Subprocess; url: string; logFile: string; startMs: number }
 
 /** Starts `dist/taskgate serve` on a free port with `dataDir`, stdout+stderr to `logFile`. */
-async function startTaskgate(dataDir: string, cwd: string, logFile: string, extraArgs: string[] = []): Promise<Started> {
+async function startTaskgate(dataDir: string, cwd: string, logFile: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<Started> {
   const port = await freePort()
   const fd = openSync(logFile, 'a')
   const t0 = performance.now()
   const proc = track(Bun.spawn([BIN, 'serve', '--port', String(port), '--data-dir', dataDir, ...extraArgs], {
-    cwd, env: cleanEnv().env, stdout: fd, stderr: fd, stdin: 'ignore',
+    cwd, env: cleanEnv(extraEnv).env, stdout: fd, stderr: fd, stdin: 'ignore',
   }))
   closeSync(fd)
   const url = `http://127.0.0.1:${port}`
@@ -147,11 +172,11 @@ async function startTaskgate(dataDir: string, cwd: string, logFile: string, extr
   return { proc, url, logFile, startMs }
 }
 
-async function startBare(cwd: string, logFile: string): Promise<Started> {
+async function startBare(cwd: string, logFile: string, script = 'bare-server.ts'): Promise<Started> {
   const port = await freePort()
   const fd = openSync(logFile, 'a')
   const t0 = performance.now()
-  const proc = track(Bun.spawn([bunBinary(), 'run', join(ROOT, 'bench', 'bare-server.ts'), String(port)], {
+  const proc = track(Bun.spawn([bunBinary(), 'run', join(ROOT, 'bench', script), String(port)], {
     cwd, env: cleanEnv().env, stdout: fd, stderr: fd, stdin: 'ignore',
   }))
   closeSync(fd)
@@ -202,6 +227,11 @@ interface ScenarioResult {
   rps: number; p50Ms: number; p75Ms: number; p90Ms: number; p99Ms: number; avgMs: number; maxMs: number
   requests: number; non2xx: number; socketErrors: WrkResult['socketErrors']
   ratioToBaseline: number; rssMaxMb: number | null; hwmMb: number | null
+  /** taskgate (or bare) process CPU during the measured load, in cores (1.0 = one core busy) */
+  cpu: { cores: number; mainThreadCores: number; totalS: number } | null
+  group: 'routes' | 'pipeline'; connections: number; threads: number; durationS: number
+  /** pipeline scenarios: responses that matched `success`, and what did not */
+  success: (SuccessCount & { perS: number; cpuMsPerSuccess: number | null }) | null
   raw: string
 }
 
@@ -209,6 +239,14 @@ interface ScenarioResult {
 
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2))
+  // What runs: --only matches scenario names; the baseline runs whenever a route scenario does.
+  const matches = (name: string) => !opts.only || name.includes(opts.only)
+  const baselines = SCENARIOS.filter((s) => s.baseline)
+  if (baselines.length !== 1) throw new Error('exactly one scenario must have baseline: true')
+  const routeChosen = SCENARIOS.some((s) => (s.group ?? 'routes') === 'routes' && !s.baseline && matches(s.name))
+  const chosen = SCENARIOS.filter((s) => (s.baseline ? routeChosen || matches(s.name) : matches(s.name)))
+  const overheadChosen = matches(OVERHEAD_NAME)
+  if (chosen.length === 0 && !overheadChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME].join(' | ')})`)
   const wrk = ensureWrk()
   const loadAtStart = loadavg()[0]!
   if (loadAtStart > 0.5) log(`warning: load average is ${f(loadAtStart, 2)} before the benchmark; other processes compete for the CPU and the numbers will be noisy`)
@@ -247,11 +285,12 @@ async function main(): Promise<void> {
   // 4 + 5. servers and credentials
   const work = tempDir()
   const dataDir = join(work, 'data')
-  const env = cleanEnv().env
-  const created = run([BIN, 'operator', 'create', '--login', OPERATOR.login, '--password', OPERATOR.password, '--tier', OPERATOR.tier, '--data-dir', dataDir], { cwd: work, env })
+  const env = cleanEnv(BENCH_ENV).env
+  // --admin: registering the fake provider is an admin call.
+  const created = run([BIN, 'operator', 'create', '--login', OPERATOR.login, '--password', OPERATOR.password, '--tier', OPERATOR.tier, '--admin', '--data-dir', dataDir], { cwd: work, env })
   if (created.code !== 0) throw new Error(`operator create failed (${created.code}): ${created.err || created.out}`)
   const bare = await startBare(work, join(work, 'bare.log'))
-  const tg = await startTaskgate(dataDir, work, join(work, 'taskgate.log'), opts.logLevel ? ['--log-level', opts.logLevel] : [])
+  const tg = await startTaskgate(dataDir, work, join(work, 'taskgate.log'), opts.logLevel ? ['--log-level', opts.logLevel] : [], BENCH_ENV)
   const tgPid = tg.proc.pid
   await Bun.sleep(2000)
   const idle = readMem(tgPid) ?? (() => { throw new Error(`cannot read /proc/${tgPid}/status`) })()
@@ -259,52 +298,97 @@ async function main(): Promise<void> {
   log(`idle RSS: taskgate ${f(kbToMb(idle.rssKb))} MB, bare Bun.serve ${bareIdle ? f(kbToMb(bareIdle.rssKb)) : 'n/a'} MB`)
 
   const { accessToken } = await api<{ accessToken: string }>(`${tg.url}/api/v1/auth/login`, { method: 'POST', body: { login: OPERATOR.login, password: OPERATOR.password } })
+  const bearer = { authorization: `Bearer ${accessToken}` }
+  const { agentId } = await api<{ agentId: string }>(`${tg.url}/api/v1/agents/register`, {
+    method: 'POST', headers: bearer, body: { displayName: 'bench', capabilities: ['general', 'sentiment_analysis'] },
+  })
   const ctx: BenchContext = {
-    bareUrl: bare.url, taskgateUrl: tg.url, accessToken,
+    bareUrl: bare.url, taskgateUrl: tg.url, accessToken, agentId,
     newApiKey: async (name) => (await api<{ key: string }>(`${tg.url}/api/v1/operator/keys`, {
-      method: 'POST', headers: { authorization: `Bearer ${accessToken}` }, body: { name, rateLimitRpm: KEY_RPM },
+      method: 'POST', headers: bearer, body: { name, rateLimitRpm: KEY_RPM },
     })).key,
+  }
+  // The loopback fake provider, registered through the admin API (only when the overhead runs).
+  let fake: Started | null = null
+  if (overheadChosen) {
+    fake = await startBare(work, join(work, 'fake-openai.log'), 'fake-openai.ts')
+    await api(`${tg.url}/api/v1/admin/providers`, {
+      method: 'POST', headers: bearer,
+      body: { name: FAKE.name, kind: 'openai', baseUrl: `${fake.url}/v1`, models: [FAKE.model], keys: FAKE.keys.map((key) => ({ key, rpm: 1_000_000, concurrency: 256 })) },
+    })
   }
 
   // 6 + 7. load
-  const baselines = SCENARIOS.filter((s) => s.baseline)
-  if (baselines.length !== 1) throw new Error('exactly one scenario must have baseline: true')
-  const chosen = SCENARIOS.filter((s) => s.baseline || !opts.only || s.name.includes(opts.only))
   const results: ScenarioResult[] = []
   let baselineRps = NaN
   let loadMem: MemSample | null = null
-  for (const s of chosen) {
+  // Route scenarios first, then the pipeline (it fills the database and the request log).
+  const ordered = [...chosen.filter((s) => s.group !== 'pipeline'), ...chosen.filter((s) => s.group === 'pipeline')]
+  for (const s of ordered) {
+    const group = s.group ?? 'routes'
     const r = await resolveScenario(s, ctx)
     await preflight(r)
-    const lua = luaScriptFor({ method: r.method, body: r.body, headers: r.headers, luaScript: s.luaScript })
+    const luaScript = [s.luaScript, s.success ? successCountingLua(s.success.status, s.success.bodyContains) : undefined].filter(Boolean).join('\n') || undefined
+    const lua = luaScriptFor({ method: r.method, body: r.body, headers: r.headers, luaScript })
     const script = lua ? writeLuaScript(work, s.name, lua) : undefined
-    const common = { url: r.url, threads: opts.threads, connections: opts.connections, headers: r.headers, script }
-    process.stdout.write(`load: ${s.name} (warm-up ${opts.warmupS} s, measure ${opts.durationS} s) ... `)
+    const threads = s.threads ?? opts.threads
+    const connections = s.connections ?? opts.connections
+    const durationS = group === 'pipeline' ? opts.pipelineDurationS : opts.durationS
+    const common = { url: r.url, threads, connections, headers: r.headers, script }
+    process.stdout.write(`load: ${s.name} (warm-up ${opts.warmupS} s, measure ${durationS} s) ... `)
     if (opts.warmupS > 0) await runWrk(wrk, { ...common, durationS: opts.warmupS, latency: false })
     await Bun.sleep(300)
     const pid = s.server === 'taskgate' ? tgPid : bare.proc.pid
     const sampler = sampleRss(pid, 100)
-    const w = await runWrk(wrk, { ...common, durationS: opts.durationS, latency: true })
+    const cpu0 = readCpu(pid)
+    const w = await runWrk(wrk, { ...common, durationS, latency: true })
+    const cpu = cpuBetween(cpu0, readCpu(pid))
     const mem = sampler.stop()
     if (s.baseline) baselineRps = w.rps
     if (s.rssHeadline) loadMem = mem
+    let success: ScenarioResult['success'] = null
+    if (s.success) {
+      const c = parseSuccess(w.raw)
+      if (!c) throw new Error(`${s.name}: the success-counting Lua printed nothing:\n${w.raw}`)
+      success = { ...c, perS: c.ok / w.durationS, cpuMsPerSuccess: cpu && c.ok ? (cpu.totalS * 1000) / c.ok : null }
+    }
     const res: ScenarioResult = {
       name: s.name, server: s.server, method: r.method, path: s.path,
       rps: w.rps, p50Ms: w.latencyMs.p50, p75Ms: w.latencyMs.p75, p90Ms: w.latencyMs.p90, p99Ms: w.latencyMs.p99,
       avgMs: w.latencyMs.avg, maxMs: w.latencyMs.max, requests: w.requests, non2xx: w.non2xx, socketErrors: w.socketErrors,
-      ratioToBaseline: NaN, rssMaxMb: mem.rssKb ? kbToMb(mem.rssKb) : null, hwmMb: mem.hwmKb ? kbToMb(mem.hwmKb) : null, raw: w.raw,
+      ratioToBaseline: NaN, rssMaxMb: mem.rssKb ? kbToMb(mem.rssKb) : null, hwmMb: mem.hwmKb ? kbToMb(mem.hwmKb) : null,
+      cpu: cpu ? { cores: cpu.cores, mainThreadCores: cpu.mainThreadCores, totalS: cpu.totalS } : null,
+      group, connections, threads, durationS, success, raw: w.raw,
     }
     results.push(res)
     const errs = res.non2xx + Object.values(res.socketErrors).reduce((a, b) => a + b, 0)
-    log(`${f(w.rps, 0)} req/s, p99 ${f(w.latencyMs.p99, 2)} ms${errs ? `, ${errs} errors/non-2xx` : ''}`)
+    if (success) {
+      log(`${f(success.perS, 0)} tasks/s, p50 ${f(w.latencyMs.p50, 2)} ms, p99 ${f(w.latencyMs.p99, 2)} ms${success.bad ? `, ${success.bad} not COMPLETED` : ''}${errs ? `, ${errs} errors/non-2xx` : ''}`)
+      for (const sample of success.samples) log(`  failed response: ${sample}`)
+    } else {
+      log(`${f(w.rps, 0)} req/s, p99 ${f(w.latencyMs.p99, 2)} ms${errs ? `, ${errs} errors/non-2xx` : ''}`)
+    }
     await Bun.sleep(500)
   }
-  for (const r of results) r.ratioToBaseline = r.rps / baselineRps
+  for (const r of results) if (r.group === 'routes') r.ratioToBaseline = r.rps / baselineRps
+
+  // 7b. gateway overhead against the fake provider
+  let overhead: OverheadResult | null = null
+  if (overheadChosen && fake) {
+    process.stdout.write(`load: ${OVERHEAD_NAME} (${opts.overheadWarmup} warm-up + ${opts.overheadSamples} rounds of direct / fake-gpt / builtin, sequential) ... `)
+    overhead = await measureOverhead({
+      taskgateUrl: tg.url, accessToken, agentId, fakeUrl: fake.url, fakeModel: FAKE.model, fakeKey: FAKE.keys[0]!,
+      warmup: opts.overheadWarmup, samples: opts.overheadSamples,
+    })
+    log(`overhead p50 ${f(overhead.overheadP50Ms, 3)} ms, p99 ${f(overhead.overheadP99Ms, 3)} ms${overhead.failureCount ? `, ${overhead.failureCount} failed calls` : ''}`)
+    for (const x of overhead.failures) log(`  failed ${x.kind}: ${x.status} ${x.body}`)
+  }
   const finalMem = readMem(tgPid)
   const logLines = Number(run(['wc', '-l', tg.logFile]).out.trim().split(/\s+/)[0] ?? NaN)
   const logBytes = statSync(tg.logFile).size
   await stop(tg.proc)
   await stop(bare.proc)
+  if (fake) await stop(fake.proc)
   removeTempDir(work)
 
   // 8. report
@@ -316,11 +400,26 @@ async function main(): Promise<void> {
     bareIdleRssMb: bareIdle ? kbToMb(bareIdle.rssKb) : null,
   }
   const checks: { name: string; value: string; limit: string; pass: boolean }[] = []
-  for (const r of results) {
+  const routeResults = results.filter((r) => r.group === 'routes')
+  const pipelineResults = results.filter((r) => r.group === 'pipeline')
+  for (const r of routeResults) {
     const t = chosen.find((s) => s.name === r.name)?.targets
     if (t?.minRatioToBaseline !== undefined) checks.push({ name: `${r.name}: req/s vs bare`, value: `${f(r.ratioToBaseline, 2)}×`, limit: `≥ ${t.minRatioToBaseline}×`, pass: r.ratioToBaseline >= t.minRatioToBaseline })
     if (t?.maxP99Ms !== undefined) checks.push({ name: `${r.name}: p99`, value: `${f(r.p99Ms, 2)} ms`, limit: `< ${t.maxP99Ms} ms`, pass: r.p99Ms < t.maxP99Ms })
     if (r.non2xx > 0) checks.push({ name: `${r.name}: non-2xx responses`, value: String(r.non2xx), limit: '0', pass: false })
+  }
+  const best = pipelineResults.reduce<ScenarioResult | null>((b, r) => (!b || (r.success?.perS ?? 0) > (b.success?.perS ?? 0) ? r : b), null)
+  const minTasks = chosen.find((s) => s.minSuccessPerS !== undefined)?.minSuccessPerS
+  if (best && minTasks !== undefined) {
+    checks.push({ name: `pipeline tasks/s (best: c=${best.connections})`, value: f(best.success?.perS ?? NaN, 0), limit: `≥ ${minTasks}`, pass: (best.success?.perS ?? 0) >= minTasks })
+  }
+  for (const r of pipelineResults) {
+    const bad = (r.success?.bad ?? 0) + Object.values(r.socketErrors).reduce((a, b) => a + b, 0)
+    if (bad > 0) checks.push({ name: `${r.name}: not COMPLETED / socket errors`, value: String(bad), limit: '0', pass: false })
+  }
+  if (overhead) {
+    checks.push({ name: 'pipeline overhead p50 (fake-gpt − direct)', value: `${f(overhead.overheadP50Ms, 3)} ms`, limit: `< ${OVERHEAD_MAX_P50_MS} ms`, pass: overhead.overheadP50Ms < OVERHEAD_MAX_P50_MS })
+    if (overhead.failureCount > 0) checks.push({ name: 'pipeline overhead: failed calls', value: String(overhead.failureCount), limit: '0', pass: false })
   }
   checks.push({ name: 'cold start (median)', value: `${f(cold.medianMs)} ms`, limit: `< ${LIMITS.coldStartMs} ms`, pass: cold.medianMs < LIMITS.coldStartMs })
   checks.push({ name: 'RSS idle', value: `${f(memory.idleRssMb)} MB`, limit: `< ${LIMITS.idleRssMb} MB`, pass: memory.idleRssMb < LIMITS.idleRssMb })
@@ -333,16 +432,61 @@ async function main(): Promise<void> {
   log(`load average (1 min) before ${f(loadAtStart, 2)}, after ${f(loadAtEnd, 2)} (the 'after' value includes the benchmark's own load)`)
   log()
   const cols = ['target', 'req/s', 'p50 ms', 'p99 ms', '× bare', 'RSS max MB', 'errors']
-  const rows = results.map((r) => [
+  const rows = routeResults.map((r) => [
     r.name, f(r.rps, 0), f(r.p50Ms, 2), f(r.p99Ms, 2), f(r.ratioToBaseline, 2), r.rssMaxMb === null ? '' : f(r.rssMaxMb),
     String(r.non2xx + Object.values(r.socketErrors).reduce((a, b) => a + b, 0)),
   ])
   const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)))
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
-  log(line(cols))
-  log(widths.map((w) => '-'.repeat(w)).join('  '))
-  for (const row of rows) log(line(row))
-  log()
+  if (rows.length) {
+    log(line(cols))
+    log(widths.map((w) => '-'.repeat(w)).join('  '))
+    for (const row of rows) log(line(row))
+    log()
+  }
+  if (pipelineResults.length) {
+    log(`pipeline: POST /api/v1/tasks/submit, builtin provider, taskType sentiment_analysis, operator bearer token; wrk -d${opts.pipelineDurationS}s (warm-up ${opts.warmupS} s)`)
+    log('  tasks/s counts only 200 responses whose body has "status":"COMPLETED"; latency is over all responses;')
+    log('  CPU = taskgate process (all threads / main JS thread) in cores during the measurement; wrk shares the machine')
+    const pc = ['concurrency', 'tasks/s', 'p50 ms', 'p99 ms', 'completed', 'failed', 'CPU', 'main thr', 'CPU ms/task', 'RSS max MB']
+    const pr = pipelineResults.map((r) => [
+      `c=${r.connections} (t${r.threads})`, f(r.success?.perS ?? NaN, 0), f(r.p50Ms, 2), f(r.p99Ms, 2), String(r.success?.ok ?? ''), String((r.success?.bad ?? 0) + Object.values(r.socketErrors).reduce((a, b) => a + b, 0)),
+      r.cpu ? f(r.cpu.cores, 2) : 'n/a', r.cpu ? f(r.cpu.mainThreadCores, 2) : 'n/a', r.success?.cpuMsPerSuccess != null ? f(r.success.cpuMsPerSuccess, 2) : 'n/a', r.rssMaxMb === null ? '' : f(r.rssMaxMb),
+    ])
+    const pw = pc.map((c, i) => Math.max(c.length, ...pr.map((row) => row[i]!.length)))
+    const pl = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(pw[i]!) : c.padStart(pw[i]!))).join('  ')
+    log(pl(pc))
+    log(pw.map((w) => '-'.repeat(w)).join('  '))
+    for (const row of pr) log(pl(row))
+    for (const r of pipelineResults) {
+      if (r.success && r.success.bad) log(`  ${r.name}: ${r.success.bad} not COMPLETED (by status: ${Object.entries(r.success.badByStatus).map(([k, v]) => `${k}×${v}`).join(', ') || 'n/a'})`)
+    }
+    log()
+  }
+  if (overhead) {
+    const o = overhead
+    log(`gateway overhead (${o.samples} measured rounds after ${o.warmup} warm-up):`)
+    for (const l of o.method.split('\n')) log(`  ${l}`)
+    const oc = ['', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'n']
+    const or = [
+      ['direct fake-openai (loopback)', o.direct], ['submit model fake-gpt', o.submitFake], ['submit builtin', o.submitBuiltin],
+    ].map(([label, st]) => { const x = st as OverheadResult['direct']; return [label as string, f(x.p50Ms, 3), f(x.p90Ms, 3), f(x.p99Ms, 3), f(x.meanMs, 3), String(x.n)] })
+    or.push(['overhead (fake-gpt − direct)', f(o.overheadP50Ms, 3), f(o.submitFake.p90Ms - o.direct.p90Ms, 3), f(o.overheadP99Ms, 3), f(o.submitFake.meanMs - o.direct.meanMs, 3), ''])
+    const ow = oc.map((c, i) => Math.max(c.length, ...or.map((row) => row[i]!.length)))
+    const ol = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(ow[i]!) : c.padStart(ow[i]!))).join('  ')
+    log(`  ${ol(oc)}`)
+    for (const row of or) log(`  ${ol(row)}`)
+    log(`  for scale: submit fake-gpt − submit builtin (what the HTTP provider call adds over the in-process one): p50 ${f(o.submitFake.p50Ms - o.submitBuiltin.p50Ms, 3)} ms, mean ${f(o.submitFake.meanMs - o.submitBuiltin.meanMs, 3)} ms`)
+    if (o.fakeHandling) log(`  fake provider's own handling time: p50 ${f(o.fakeHandling.p50Us, 0)} µs, p99 ${f(o.fakeHandling.p99Us, 0)} µs over ${o.fakeHandling.requests} requests (expected ${o.fakeRequestsExpected})`)
+    const st = (label: string, b: OverheadResult['stagesFake']) => {
+      if (!b) return
+      log(`  ${label}: pipeline ${f(b.pipelineMeanMs, 2)} ms (${b.stagesMeanMs.map((x) => `${x.stage} ${x.name} ${f(x.meanMs, 2)}`).join(', ')}); outside the pipeline ${f(b.outsideMeanMs, 2)} ms`)
+    }
+    log('  mean time per stage from the task timelines (ms timestamps; stage 1 counted from createdAt; "outside" = client wall − pipeline):')
+    st('fake-gpt', o.stagesFake)
+    st('builtin ', o.stagesBuiltin)
+    log()
+  }
   log(`binary size        ${f(sizeMb)} MB${build.built ? ` (built in ${f(build.seconds)} s: ${build.reason})` : ''}`)
   log(`cold start         min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms  (${cold.runsMs.map((x) => f(x)).join(', ')}); \`taskgate version\` alone: ${f(cold.execFloorMs)} ms`)
   log(`RSS                idle ${f(memory.idleRssMb)} MB / under load ${memory.underLoadRssMb === null ? 'n/a' : f(memory.underLoadRssMb)} MB / peak (VmHWM) ${memory.peakHwmMb === null ? 'n/a' : f(memory.peakHwmMb)} MB   (bare Bun.serve idle ${memory.bareIdleRssMb === null ? 'n/a' : f(memory.bareIdleRssMb)} MB)`)
@@ -367,6 +511,14 @@ async function main(): Promise<void> {
     memory,
     requestLog: { lines: logLines, bytes: logBytes },
     scenarios: results,
+    pipeline: {
+      tasksPerS: Object.fromEntries(pipelineResults.map((r) => [`c${r.connections}`, {
+        tasksPerS: r.success?.perS ?? null, p50Ms: r.p50Ms, p99Ms: r.p99Ms, completed: r.success?.ok ?? null, failed: r.success?.bad ?? null,
+        failedByStatus: r.success?.badByStatus ?? {}, failureSamples: r.success?.samples ?? [], cpuCores: r.cpu?.cores ?? null, cpuMsPerTask: r.success?.cpuMsPerSuccess ?? null,
+      }])),
+      bestTasksPerS: best?.success?.perS ?? null,
+      overhead,
+    },
     checks,
   }, null, 2)}\n`)
   log()

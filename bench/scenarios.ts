@@ -4,6 +4,11 @@
 // response() or init()). Every scenario is sent once with fetch() before the load and must
 // answer `expectStatus` (and pass `verify`), so a broken route fails the bench instead of
 // benchmarking error responses.
+//
+// group 'pipeline' scenarios are full task submissions: they are listed in their own table, use
+// their own duration (--pipeline-duration) and connection count, and count as successful only the
+// responses that match `success` (a wrk Lua response() hook counts them); the headline number is
+// successes per second (tasks/s), not requests per second.
 
 export interface BenchContext {
   /** base URL of the bare Bun.serve hello-world */
@@ -14,6 +19,8 @@ export interface BenchContext {
   accessToken: string
   /** creates a fresh API key (rateLimitRpm 1,000,000, the ENTERPRISE cap) and returns it */
   newApiKey(name: string): Promise<string>
+  /** agent "bench" of the operator, capabilities general + sentiment_analysis, model builtin */
+  agentId: string
 }
 
 type Dyn<T> = T | ((ctx: BenchContext) => T | Promise<T>)
@@ -45,6 +52,19 @@ export interface Scenario {
   /** this scenario's max RSS is the headline "RSS under load" figure */
   rssHeadline?: boolean
   targets?: Target
+  /** 'routes' (default): the per-route table; 'pipeline': the pipeline table (see the top) */
+  group?: 'routes' | 'pipeline'
+  /** wrk -c for this scenario (default --connections) */
+  connections?: number
+  /** wrk -t for this scenario (default --threads) */
+  threads?: number
+  /**
+   * A response is a success only with this status and a body containing this text. Generates Lua
+   * setup()/response()/done() hooks, so `luaScript` must not define those.
+   */
+  success?: { status: number; bodyContains: string }
+  /** best-of-group successes/s must reach this (checked over all scenarios with the same value) */
+  minSuccessPerS?: number
 }
 
 const jsonField = (field: string, want: unknown) => (_status: number, text: string): string | null => {
@@ -55,6 +75,21 @@ const jsonField = (field: string, want: unknown) => (_status: number, text: stri
     return `expected JSON, got ${text.slice(0, 200)}`
   }
 }
+
+/** The task every pipeline scenario submits: builtin provider (the agent's default model). */
+const SENTIMENT_PROMPT = 'The new release is fast and the support team was wonderful, although the setup guide could be clearer.'
+export const PIPELINE_TASKS_PER_S = 1000
+
+const pipeline = (connections: number): Scenario => ({
+  name: `pipeline builtin c=${connections}`, group: 'pipeline', server: 'taskgate', method: 'POST', path: '/api/v1/tasks/submit',
+  connections, threads: connections >= 64 ? 2 : 1,
+  // The operator's bearer token: no per-key rate limit (an agent-bound key gets the tier's 6,000 rpm).
+  headers: (ctx) => ({ authorization: `Bearer ${ctx.accessToken}` }),
+  body: (ctx) => ({ agentId: ctx.agentId, taskType: 'sentiment_analysis', prompt: SENTIMENT_PROMPT }),
+  success: { status: 200, bodyContains: '"status":"COMPLETED"' },
+  verify: jsonField('status', 'COMPLETED'),
+  minSuccessPerS: PIPELINE_TASKS_PER_S,
+})
 
 export const SCENARIOS: Scenario[] = [
   { name: 'bare Bun.serve /', server: 'bare', path: '/', baseline: true },
@@ -73,4 +108,7 @@ export const SCENARIOS: Scenario[] = [
     headers: (ctx) => ({ authorization: `Bearer ${ctx.accessToken}` }),
     verify: jsonField('identityLogin', 'bench'),
   },
+  pipeline(1),
+  pipeline(16),
+  pipeline(64),
 ]

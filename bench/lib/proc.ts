@@ -127,3 +127,41 @@ export function tail(path: string, lines = 20): string {
     return '(no output)'
   }
 }
+
+let clkTck: number | null = null
+/** Clock ticks per second of /proc/<pid>/stat times (getconf CLK_TCK, normally 100). */
+export function clockTicks(): number {
+  if (clkTck === null) {
+    const r = Bun.spawnSync(['getconf', 'CLK_TCK'], { stdout: 'pipe', stderr: 'ignore' })
+    const n = Number(r.stdout.toString().trim())
+    clkTck = Number.isFinite(n) && n > 0 ? n : 100
+  }
+  return clkTck
+}
+
+export interface CpuSample { totalS: number; mainThreadS: number; atMs: number }
+
+/** utime+stime of the whole process and of its main thread (/proc/<pid>/task/<pid>), in seconds. */
+export function readCpu(pid: number): CpuSample | null {
+  const ticks = (path: string) => {
+    // Fields after the ")" that closes comm: state is field 3, utime 14, stime 15.
+    const stat = readFileSync(path, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(f[11]) + Number(f[12])
+  }
+  try {
+    const hz = clockTicks()
+    return { totalS: ticks(`/proc/${pid}/stat`) / hz, mainThreadS: ticks(`/proc/${pid}/task/${pid}/stat`) / hz, atMs: performance.now() }
+  } catch {
+    return null
+  }
+}
+
+/** CPU used between two readCpu() samples, as a fraction of one core. */
+export function cpuBetween(a: CpuSample | null, b: CpuSample | null): { totalS: number; mainThreadS: number; wallS: number; cores: number; mainThreadCores: number } | null {
+  if (!a || !b) return null
+  const wallS = (b.atMs - a.atMs) / 1000
+  const totalS = b.totalS - a.totalS
+  const mainThreadS = b.mainThreadS - a.mainThreadS
+  return { totalS, mainThreadS, wallS, cores: totalS / wallS, mainThreadCores: mainThreadS / wallS }
+}
