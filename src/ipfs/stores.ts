@@ -18,6 +18,8 @@ async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint
 export function initIpfsSchema(db: Database): void {
   db.run('CREATE TABLE IF NOT EXISTS ipfs_blocks (mh BLOB PRIMARY KEY, cid BLOB NOT NULL, data BLOB NOT NULL) WITHOUT ROWID')
   db.run('CREATE TABLE IF NOT EXISTS ipfs_kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID')
+  // Our pin set: roots that must be kept (a future GC keeps these and what they link to).
+  db.run('CREATE TABLE IF NOT EXISTS ipfs_pins (cid TEXT PRIMARY KEY, created_at INTEGER NOT NULL) WITHOUT ROWID')
 }
 
 export class SqliteBlockstore extends BaseBlockstore {

@@ -2,9 +2,8 @@
 // 3–8 run from a durable job ('task.run'). Each stage's result, its extra writes and the stage
 // counter commit in one transaction before the next stage starts, so after a crash the job resumes
 // at the first stage not yet committed and nothing is applied twice.
-import { eq } from 'drizzle-orm'
 import { EventEmitter } from 'node:events'
-import { tasks } from '../db/schema'
+import { TaskStore } from '../tasks/store'
 import type { AgentRow } from '../agents/service'
 import type { Services } from '../services'
 import { policy } from './stages/01-policy'
@@ -25,21 +24,19 @@ export interface TaskEvent { id: number; taskId: string; stage: number; name: st
 export class PipelineRunner {
   readonly events = new EventEmitter()
   private q
+  private store: TaskStore
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
     const db = s.db.$client
+    this.store = new TaskStore(db)
     this.q = {
-      get: db.prepare('SELECT * FROM tasks WHERE id = ?1'),
       event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
     }
     s.jobs.register('task.run', (p: { taskId: string }) => this.run(p.taskId))
   }
 
-  task(id: string): TaskRow | null {
-    const row = this.s.db.select().from(tasks).where(eq(tasks.id, id)).get()
-    return row ?? null
-  }
+  task(id: string): TaskRow | null { return this.store.get(id) }
 
   /** Runs stages 1–2 for a freshly inserted task inside the caller's transaction. */
   admit(task: TaskRow, agent: AgentRow): TaskRow {
@@ -66,8 +63,7 @@ export class PipelineRunner {
         this.s.db.$client.transaction(() => { task = this.commit(task!, { ...stage, n: task!.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued') })()
         return
       }
-      this.s.db.$client.transaction(() => { this.commit(task!, stage, r) })()
-      task = this.task(taskId)! // re-read: a stage's extra writes may have changed the row
+      this.s.db.$client.transaction(() => { task = this.commit(task!, stage, r) })()
     }
   }
 
@@ -104,11 +100,12 @@ export class PipelineRunner {
     const now = this.s.clock.now()
     const patch: TaskPatch = { ...r.patch, stage: stage.n, updatedAt: now }
     if (stage.n < 8 && !patch.status && task.status !== 'PROCESSING' && stage.n >= 2) patch.status = 'PROCESSING'
-    this.s.db.update(tasks).set(patch).where(eq(tasks.id, task.id)).run()
-    r.apply?.()
+    this.store.update(task.id, patch)
+    const extra = r.apply?.()
+    if (extra) this.store.update(task.id, extra)
     const final = stage.n === 8 ? 'completed' : status
     this.emit(task.id, stage.n, stage.name, final, r.detail ?? null, now)
-    return { ...task, ...patch } as TaskRow
+    return { ...task, ...patch, ...extra } as TaskRow
   }
 
   /** Fails the task; refunds its debit when no result exists yet. Must run inside a transaction. */
@@ -116,7 +113,7 @@ export class PipelineRunner {
     const now = this.s.clock.now()
     const refunded = !task.output && this.s.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
     const patch: TaskPatch = { status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged }
-    this.s.db.update(tasks).set(patch).where(eq(tasks.id, task.id)).run()
+    this.store.update(task.id, patch)
     if (task.agentId) this.s.db.$client.query('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2 WHERE id = ?1').run(task.agentId, now)
     this.emit(task.id, stage.n, stage.name, 'failed', { code: fail.code, message: fail.message, refunded }, now)
     return { ...task, ...patch } as TaskRow

@@ -14,8 +14,8 @@ export interface StageResult {
   fail?: { code: string; message: string }
   /** Stage 3 only: the pool is full; the task waits in the overflow queue. */
   queued?: { jobId: string; position: number }
-  /** Extra writes that must commit together with the stage (runs inside the stage's transaction). */
-  apply?: () => void
+  /** Extra writes that must commit together with the stage (inside its transaction); may return more task fields. */
+  apply?: () => TaskPatch | void
   /** Stage 1 only: held for human approval (the approval queue plugs in here). */
   hold?: { reason: string }
 }

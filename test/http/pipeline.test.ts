@@ -1,6 +1,8 @@
 // The pipeline end to end over real HTTP: agents, a builtin sentiment task with every Task field,
 // independent verification of the IPFS CID, the receipt and the attestation.
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { importBytes } from 'ipfs-unixfs-importer'
 import { keccak256, toHex, verifyTypedData } from 'viem'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -74,6 +76,10 @@ describe('a sentiment task on the builtin provider', () => {
     const raw = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=raw`)
     expect(raw.headers.get('content-type')).toBe('application/vnd.ipld.raw')
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(bytes) // a small file is one raw block
+    const ipfsDb = new Database(join(s.dataDir, 'ipfs.db'), { readonly: true })
+    const pinned = ipfsDb.query('SELECT cid FROM ipfs_pins WHERE cid IN (?1, ?2)').all(task.ipfsCid, task.receiptCid)
+    ipfsDb.close()
+    expect(pinned).toHaveLength(2) // the task document and the receipt are pinned
     const car = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=car`)
     expect(car.headers.get('content-type')).toContain('application/vnd.ipld.car')
     expect((await car.arrayBuffer()).byteLength).toBeGreaterThan(bytes.byteLength)

@@ -23,9 +23,9 @@ export const fingerprint: Stage = {
         const verified = task.verificationStatus === 'VERIFIED' ? 1 : 0
         s.db.$client.query('UPDATE agents SET state_root = ?2, metrics = ?3, total_tasks = total_tasks + 1, verified_tasks = verified_tasks + ?4, last_active_at = ?5 WHERE id = ?1')
           .run(a.id, stateRoot, JSON.stringify(metrics), verified, s.clock.now())
-        s.db.$client.query('UPDATE tasks SET state_root = ?2 WHERE id = ?1').run(task.id, stateRoot)
         const updated = s.agents.byId(a.id)!
         if (s.agents.trust(updated).trustLevel === 'TRUSTED') s.pioneer.award(a.operatorId, 'trusted_level', s.config.pioneer.trustedLevelPoints, `trusted:${a.id}`)
+        return { stateRoot }
       },
     }
   },

@@ -1,0 +1,44 @@
+// Raw, prepared access to the tasks table for the pipeline's hot path. The pipeline reads and
+// updates a task around ten times; drizzle's query builder cost ~0.2 ms per call there. Column
+// names and JSON columns come from the drizzle table definition, so the schema stays in one place.
+import type { Database, Statement } from 'bun:sqlite'
+import { getTableColumns } from 'drizzle-orm'
+import { tasks } from '../db/schema'
+import type { TaskPatch, TaskRow } from '../pipeline/types'
+
+const COLUMNS = Object.entries(getTableColumns(tasks)).map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))
+const BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]))
+const JSON_KEYS = COLUMNS.filter((c) => c.json).map((c) => c.key)
+const SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')} FROM tasks`
+
+export class TaskStore {
+  private byId: Statement
+  private updates = new Map<string, Statement>()
+
+  constructor(private db: Database) {
+    this.byId = db.prepare(`${SELECT} WHERE id = ?1`)
+  }
+
+  get(id: string): TaskRow | null {
+    const row = this.byId.get(id) as Record<string, unknown> | null
+    if (!row) return null
+    for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
+    return row as unknown as TaskRow
+  }
+
+  /** Applies a patch with one prepared UPDATE per distinct set of columns. */
+  update(id: string, patch: TaskPatch): void {
+    const keys = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined).sort()
+    if (keys.length === 0) return
+    const sig = keys.join(',')
+    let stmt = this.updates.get(sig)
+    if (!stmt) {
+      stmt = this.db.prepare(`UPDATE tasks SET ${keys.map((k, i) => `${BY_KEY.get(k)!.name} = ?${i + 2}`).join(', ')} WHERE id = ?1`)
+      this.updates.set(sig, stmt)
+    }
+    stmt.run(id, ...keys.map((k) => {
+      const v = (patch as Record<string, unknown>)[k]
+      return BY_KEY.get(k)!.json && v !== null ? JSON.stringify(v) : (v as string | number | null)
+    }))
+  }
+}
