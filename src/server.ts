@@ -6,6 +6,7 @@ import { createHttp } from './http/app'
 import type { RouteDef } from './http/route'
 import { agentRoutes } from './agents/routes'
 import { computeRoutes } from './compute/routes'
+import { creditRoutes } from './credits/routes'
 import { ipfsRoutes } from './ipfs/routes'
 import { keyRoutes } from './keys/routes'
 import { proofRoutes } from './proofs/routes'
@@ -20,7 +21,7 @@ export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.di
 
 export function allRoutes(s: Services): RouteDef[] {
   const routes: RouteDef[] = []
-  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s))
+  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s))
   return routes
 }
 
@@ -42,6 +43,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.setBoundPort(server.port!)
   s.keys.start()
   s.jobs.start()
+  s.credits.schedule()
   s.overflow.start()
   s.setup.open(s.operators.countAdmins() === 0)
   log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')

@@ -6,6 +6,7 @@ import { Clock } from './clock'
 import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
 import { Ledger } from './credits/ledger'
+import { CreditService } from './credits/service'
 import { IpfsNode } from './ipfs/node'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
@@ -37,6 +38,7 @@ export interface Services {
   metrics: HttpMetrics
   setup: SetupService
   ledger: Ledger
+  credits: CreditService
   pioneer: PioneerService
   agents: AgentService
   compute: ComputeService
@@ -92,6 +94,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline: null as unknown as PipelineRunner,
     tasks: null as unknown as TaskService,
+    credits: null as unknown as CreditService,
     explorer: {
       tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
       attestation: (uid) => (config.explorerAttestationUrl || `${s.baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
@@ -100,6 +103,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   operators.pointsOf = (id) => s.pioneer.total(id)
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)
+  s.credits = new CreditService(s)
   s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
     if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))()

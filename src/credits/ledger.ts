@@ -23,6 +23,10 @@ export class Ledger {
       set: db.prepare('UPDATE credit_balances SET allocation_balance = ?2, purchased_balance = ?3 WHERE operator_id = ?1'),
       entry: db.prepare('INSERT INTO ledger_entries (operator_id, delta, balance_after, bucket, reason, task_id, ref, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)'),
       byRef: db.prepare('SELECT id, delta FROM ledger_entries WHERE ref = ?1'),
+      refill: db.prepare('UPDATE credit_balances SET allocation_balance = ?2, monthly_allocation = ?2, last_reset_at = ?3 WHERE operator_id = ?1'),
+      due: db.prepare('SELECT operator_id AS operatorId FROM credit_balances WHERE last_reset_at < ?1'),
+      count: db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE operator_id = ?1'),
+      page: db.prepare('SELECT id, delta, balance_after AS balanceAfter, bucket, reason, task_id AS taskId, created_at AS createdAt FROM ledger_entries WHERE operator_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3'),
     }
   }
 
@@ -53,6 +57,42 @@ export class Ledger {
     const bucket = fromAlloc === amount ? 'allocation' : fromAlloc === 0 ? 'purchased' : 'mixed'
     this.q.entry.run(operatorId, -amount, alloc + purchased, bucket, reason, taskId, ref, this.clock.now())
     return true
+  }
+
+  /** Adds purchased or granted credits (they carry over monthly resets). Idempotent by ref. */
+  credit(operatorId: string, amount: number, reason: string, ref: string, taskId: string | null = null): boolean {
+    if (!Number.isInteger(amount) || amount <= 0) throw new ProblemError(400, 'INVALID_AMOUNT', 'amount must be a positive integer')
+    if (this.q.byRef.get(ref)) return false
+    const b = this.balance(operatorId)
+    if (!b) throw new ProblemError(404, 'NOT_FOUND', 'credit account not found')
+    this.q.set.run(operatorId, b.allocationBalance, b.purchasedBalance + amount)
+    this.q.entry.run(operatorId, amount, totalOf(b) + amount, 'purchased', reason, taskId, ref, this.clock.now())
+    return true
+  }
+
+  /**
+   * Monthly refill: the allocation bucket is set to the tier's allocation (unspent allocation
+   * does not carry over; purchased credits are untouched). Idempotent by ref.
+   */
+  refill(operatorId: string, allocation: number, ref: string): boolean {
+    if (this.q.byRef.get(ref)) return false
+    const b = this.balance(operatorId)
+    if (!b) { this.open(operatorId, allocation); return true }
+    const delta = allocation - b.allocationBalance
+    this.q.refill.run(operatorId, allocation, this.clock.now())
+    this.q.entry.run(operatorId, delta, b.purchasedBalance + allocation, 'allocation', 'monthly_refill', null, ref, this.clock.now())
+    return true
+  }
+
+  /** Operators whose allocation was last reset before `before` (ms). */
+  dueForRefill(before: number): string[] {
+    return (this.q.due.all(before) as { operatorId: string }[]).map((r) => r.operatorId)
+  }
+
+  entries(operatorId: string, page: number, limit: number) {
+    const total = (this.q.count.get(operatorId) as { n: number }).n
+    const rows = this.q.page.all(operatorId, limit, (page - 1) * limit) as { id: number; delta: number; balanceAfter: number; bucket: string; reason: string; taskId: string | null; createdAt: number }[]
+    return { total, rows }
   }
 
   /** Gives back what the debit with `debitRef` took (once). Refunds go to the purchased bucket so they survive a monthly reset. */

@@ -1,0 +1,108 @@
+// Credits around the ledger: the monthly refill schedule, billing and balance views, admin grants
+// and the dashboard. Money movements themselves live in ledger.ts.
+import type { Services } from '../services'
+import { effectiveTier } from '../operators/service'
+import { forbidden, notFound } from '../http/errors'
+import { totalOf, type Balance } from './ledger'
+
+const DAY = 86_400_000
+
+/** 00:00 UTC on the 1st of the month containing `ms`, and of the next month. */
+export function monthStart(ms: number): number { const d = new Date(ms); return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) }
+export function nextMonthStart(ms: number): number { const d = new Date(ms); return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) }
+const monthTag = (ms: number) => new Date(ms).toISOString().slice(0, 7)
+
+export class CreditService {
+  constructor(private s: Services) {
+    s.jobs.register('credits.refill', () => { this.refillDue() })
+  }
+
+  /** Schedules the next refill; a refill missed while the server was down runs at once. */
+  schedule(): void {
+    const now = this.s.clock.now()
+    const missed = this.s.ledger.dueForRefill(monthStart(now)).length > 0
+    this.s.jobs.enqueue('credits.refill', {}, { runAt: missed ? now : nextMonthStart(now), dedupeKey: 'credits.refill' })
+  }
+
+  /** Refills every account last reset before this month, then schedules the next run. */
+  refillDue(): number {
+    const now = this.s.clock.now()
+    const start = monthStart(now)
+    let n = 0
+    for (const operatorId of this.s.ledger.dueForRefill(start)) {
+      const op = this.s.operators.byId(operatorId)
+      if (!op) continue
+      const allocation = this.s.config.monthlyCredits[effectiveTier(op)]
+      this.s.db.$client.transaction(() => { if (this.s.ledger.refill(operatorId, allocation, `refill:${operatorId}:${monthTag(start)}`)) n++ })()
+    }
+    if (n) this.s.log.info({ refilled: n, month: monthTag(start) }, 'monthly credit refill')
+    this.s.jobs.enqueue('credits.refill', {}, { runAt: nextMonthStart(now), dedupeKey: 'credits.refill' })
+    return n
+  }
+
+  balanceView(b: Balance) {
+    return {
+      id: `bal_${b.operatorId}`, operatorId: b.operatorId, balance: totalOf(b), monthlyAllocation: b.monthlyAllocation,
+      lastResetAt: new Date(b.lastResetAt).toISOString(), allocationBalance: b.allocationBalance, purchasedBalance: b.purchasedBalance,
+      nextResetAt: new Date(nextMonthStart(this.s.clock.now())).toISOString(),
+    }
+  }
+
+  balanceOf(operatorId: string) {
+    const b = this.s.ledger.balance(operatorId)
+    if (!b) throw notFound('credit account')
+    return this.balanceView(b)
+  }
+
+  /** The balance endpoint is self-only (interface.md): another operator's id is 403. */
+  balanceFor(callerId: string, operatorId: string) {
+    if (callerId !== operatorId) throw forbidden('FORBIDDEN', 'you can only read your own credit balance')
+    return this.balanceOf(operatorId)
+  }
+
+  billing(operatorId: string, page: number, limit: number) {
+    const { total, rows } = this.s.ledger.entries(operatorId, page, limit)
+    return {
+      balance: this.balanceOf(operatorId),
+      transactions: rows.map((r) => ({ id: r.id, operatorId, delta: r.delta, balanceAfter: r.balanceAfter, bucket: r.bucket, reason: r.reason, taskId: r.taskId, createdAt: new Date(r.createdAt).toISOString() })),
+      page, limit, total, totalPages: Math.ceil(total / limit),
+    }
+  }
+
+  grant(operatorId: string, amount: number, reason: string, idempotencyKey: string | null) {
+    if (!this.s.operators.byId(operatorId)) throw notFound('operator')
+    const ref = idempotencyKey ? `grant:${operatorId}:${idempotencyKey}` : `grant:${operatorId}:${crypto.randomUUID()}`
+    const applied = this.s.db.$client.transaction(() => this.s.ledger.credit(operatorId, amount, `admin_grant: ${reason}`, ref))()
+    return { applied, balance: this.balanceOf(operatorId) }
+  }
+
+  /** The anchor's DashboardStatsDto: rates in percent, trends = change vs the previous month. */
+  dashboard(operatorId: string) {
+    const now = this.s.clock.now()
+    const start = monthStart(now)
+    const prevStart = monthStart(start - 1)
+    const q = this.s.db.$client.query(`SELECT count(*) AS n,
+        avg(CASE WHEN status = 'COMPLETED' THEN latency_ms END) AS lat,
+        sum(CASE WHEN verification_status = 'VERIFIED' THEN 1 ELSE 0 END) AS verified,
+        sum(CASE WHEN status = 'COMPLETED' THEN 1 ELSE 0 END) AS completed
+      FROM tasks WHERE operator_id = ?1 AND task_type != 'system' AND created_at >= ?2 AND created_at < ?3`)
+    const cur = q.get(operatorId, start, now + 1) as { n: number; lat: number | null; verified: number | null; completed: number | null }
+    const prev = q.get(operatorId, prevStart, start) as typeof cur
+    const rate = (r: typeof cur) => (r.completed ? ((r.verified ?? 0) / r.completed) * 100 : 0)
+    const b = this.s.ledger.balance(operatorId)
+    const agents = (this.s.db.$client.query("SELECT count(*) AS n FROM agents WHERE operator_id = ?1 AND status = 'ACTIVE'").get(operatorId) as { n: number }).n
+    const round = (x: number) => Math.round(x * 100) / 100
+    return {
+      creditsRemaining: b ? totalOf(b) : 0,
+      creditsTotal: b ? b.monthlyAllocation + b.purchasedBalance : 0,
+      creditsResetDays: Math.ceil((nextMonthStart(now) - now) / DAY),
+      tasksThisMonth: cur.n,
+      tasksTrend: cur.n - prev.n,
+      verificationRate: round(rate(cur)),
+      verificationTrend: round(rate(cur) - rate(prev)),
+      avgLatencyMs: round(cur.lat ?? 0),
+      latencyTrend: round((cur.lat ?? 0) - (prev.lat ?? 0)),
+      agentCount: agents,
+    }
+  }
+}
