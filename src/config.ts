@@ -47,6 +47,14 @@ export const SETTINGS: Setting[] = [
   { key: 'explorer.txUrl', env: 'TASKGATE_EXPLORER_TX_URL', kind: 'string', def: '', doc: 'Verification explorer URL template with {hash} (default: this server\'s /explorer pages).' },
   { key: 'explorer.attestationUrl', env: 'TASKGATE_EXPLORER_ATTESTATION_URL', kind: 'string', def: '', doc: 'Attestation explorer URL template with {uid} (default: this server\'s /explorer pages).' },
   { key: 'sse.pingMs', env: 'TASKGATE_SSE_PING_MS', kind: 'int', def: 15000, doc: 'Interval of `: ping` comments on event streams.' },
+  { key: 'x402.payTo', env: 'TASKGATE_X402_PAY_TO', kind: 'string', def: '', doc: 'Payment gate address (default: the service signer address).' },
+  { key: 'x402.pricePerCredit', env: 'TASKGATE_X402_PRICE_PER_CREDIT', kind: 'int', def: 10000, doc: 'USDC base units per credit (10000 = 0.01 USDC).' },
+  { key: 'x402.maxPaidPerHour', env: 'TASKGATE_X402_MAX_PAID_PER_HOUR', kind: 'int', def: 60, doc: 'Paid requests per payer wallet per hour.' },
+  { key: 'x402.blockAfterStrikes', env: 'TASKGATE_X402_BLOCK_AFTER_STRIKES', kind: 'int', def: 5, doc: 'Invalid or replayed payments within an hour that block a wallet.' },
+  { key: 'x402.blockHours', env: 'TASKGATE_X402_BLOCK_HOURS', kind: 'int', def: 24, doc: 'How long a blocked wallet stays blocked.' },
+  { key: 'faucet.defaultUsdc', env: 'TASKGATE_FAUCET_DEFAULT_USDC', kind: 'number', def: 10, doc: 'Faucet amount when none is asked for (USDC).' },
+  { key: 'faucet.maxUsdc', env: 'TASKGATE_FAUCET_MAX_USDC', kind: 'number', def: 100, doc: 'Largest faucet amount (USDC).' },
+  { key: 'faucet.cooldownHours', env: 'TASKGATE_FAUCET_COOLDOWN_HOURS', kind: 'number', def: 24, doc: 'One faucet call per wallet per this many hours.' },
   { key: 'leaderboard.pioneer.taskPoints', env: 'TASKGATE_PIONEER_TASK_POINTS', kind: 'int', def: 25, doc: 'Pioneer points per completed task.' },
   { key: 'leaderboard.pioneer.walletBindPoints', env: 'TASKGATE_PIONEER_WALLET_BIND_POINTS', kind: 'int', def: 500, doc: 'Pioneer points for the first wallet bind.' },
   { key: 'leaderboard.pioneer.trustedLevelPoints', env: 'TASKGATE_PIONEER_TRUSTED_LEVEL_POINTS', kind: 'int', def: 2000, doc: 'Pioneer points when an agent first reaches TRUSTED.' },
@@ -87,6 +95,8 @@ export interface Config {
   explorerTxUrl: string
   explorerAttestationUrl: string
   ssePingMs: number
+  x402: { payTo: string; pricePerCredit: number; maxPaidPerHour: number; blockAfterStrikes: number; blockHours: number }
+  faucet: { defaultUsdc: number; maxUsdc: number; cooldownHours: number }
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +181,8 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     throw new ConfigError('credits.taskCost: expected an object of non-negative integers')
   const threshold = flat['verification.threshold'] as number
   if (threshold < 0 || threshold > 1) throw new ConfigError('verification.threshold: expected a number in [0, 1]')
+  const payTo = flat['x402.payTo'] as string
+  if (payTo && !/^0x[0-9a-fA-F]{40}$/.test(payTo)) throw new ConfigError('x402.payTo: expected an EVM address')
   const gh = { clientId: flat['github.clientId'] as string, clientSecret: flat['github.clientSecret'] as string }
   return {
     dataDir: flat.dataDir as string,
@@ -212,5 +224,10 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     explorerTxUrl: flat['explorer.txUrl'] as string,
     explorerAttestationUrl: flat['explorer.attestationUrl'] as string,
     ssePingMs: Math.max(100, flat['sse.pingMs'] as number),
+    x402: {
+      payTo: flat['x402.payTo'] as string, pricePerCredit: Math.max(1, flat['x402.pricePerCredit'] as number),
+      maxPaidPerHour: flat['x402.maxPaidPerHour'] as number, blockAfterStrikes: Math.max(1, flat['x402.blockAfterStrikes'] as number), blockHours: flat['x402.blockHours'] as number,
+    },
+    faucet: { defaultUsdc: flat['faucet.defaultUsdc'] as number, maxUsdc: flat['faucet.maxUsdc'] as number, cooldownHours: flat['faucet.cooldownHours'] as number },
   }
 }

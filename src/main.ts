@@ -38,7 +38,7 @@ function fail(msg: string): never {
 function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never)
-  const secrets = loadSecrets(config.dataDir)
+  const secrets = loadSecrets(config.dataDir, config.phase)
   const db = openDb(config.dataDir)
   migrate(db)
   const clock = new Clock(db.$client)
@@ -75,7 +75,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'migrate': {
       const config = loadConfig(flags)
-      loadSecrets(config.dataDir)
+      loadSecrets(config.dataDir, config.phase)
       const db = openDb(config.dataDir)
       const n = migrate(db)
       process.stdout.write(`${n} migration(s) applied to ${resolve(config.dataDir, 'taskgate.db')}\n`)

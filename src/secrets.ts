@@ -7,6 +7,8 @@ import { generatePrivateKey } from 'viem/accounts'
 export interface Secrets {
   jwtSecret: string
   signerKey: `0x${string}`
+  /** The developer wallet the faucet funds by default (testnet only). */
+  devWalletKey: `0x${string}` | null
 }
 
 function readOrCreate(path: string, make: () => string): string {
@@ -22,12 +24,13 @@ export function ensureDataDir(dataDir: string): void {
   mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 })
 }
 
-export function loadSecrets(dataDir: string): Secrets {
+export function loadSecrets(dataDir: string, phase: 'testnet' | 'live' = 'testnet'): Secrets {
   ensureDataDir(dataDir)
   const keys = join(dataDir, 'keys')
   const jwtSecret = readOrCreate(join(keys, 'jwt.secret'), () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'))
   const signerKey = readOrCreate(join(keys, 'signer.key'), () => generatePrivateKey()) as `0x${string}`
   if (!/^0x[0-9a-fA-F]{64}$/.test(signerKey)) throw new Error(`${join(keys, 'signer.key')} is not a 32-byte hex private key`)
   if (jwtSecret.length < 32) throw new Error(`${join(keys, 'jwt.secret')} is too short (need at least 32 characters)`)
-  return { jwtSecret, signerKey }
+  const devWalletKey = phase === 'testnet' ? readOrCreate(join(keys, 'dev-wallet.key'), () => generatePrivateKey()) as `0x${string}` : null
+  return { jwtSecret, signerKey, devWalletKey }
 }

@@ -11,6 +11,10 @@ import { IpfsNode } from './ipfs/node'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
+import { WalletService } from './wallet/service'
+import { Faucet } from './money/faucet'
+import { MockUsdc } from './money/usdc'
+import { X402Gate } from './money/x402'
 import type { Config } from './config'
 import { migrate, openDb, type Db } from './db'
 import { Authenticator } from './http/auth'
@@ -48,6 +52,10 @@ export interface Services {
   chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
   tasks: TaskService
+  wallet: WalletService
+  usdc: MockUsdc
+  x402: X402Gate
+  faucet: Faucet
   explorer: { tx(hash: string): string; attestation(uid: string): string }
   github: GithubClient | null
   /** Base URL users reach the service at (configured, or derived from the bound address). */
@@ -57,7 +65,7 @@ export interface Services {
 }
 
 export async function buildServices(config: Config, log: Logger): Promise<Services> {
-  const secrets = loadSecrets(config.dataDir)
+  const secrets = loadSecrets(config.dataDir, config.phase)
   const db = openDb(config.dataDir)
   const applied = migrate(db)
   if (applied) log.info({ applied }, 'database migrations applied')
@@ -94,6 +102,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline: null as unknown as PipelineRunner,
     tasks: null as unknown as TaskService,
+    wallet: null as unknown as WalletService,
+    usdc: new MockUsdc(db.$client, clock),
+    x402: null as unknown as X402Gate,
+    faucet: null as unknown as Faucet,
     credits: null as unknown as CreditService,
     explorer: {
       tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
@@ -101,6 +113,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
   }
   operators.pointsOf = (id) => s.pioneer.total(id)
+  s.wallet = new WalletService(db.$client, clock, s.pioneer, config)
+  s.x402 = new X402Gate(s)
+  s.faucet = new Faucet(s)
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)
   s.credits = new CreditService(s)

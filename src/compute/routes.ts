@@ -1,5 +1,6 @@
 // HTTP for compute: admin provider registry, direct compute requests, overflow job status (SSE).
 import { t } from 'elysia'
+import { InsufficientCredits } from '../credits/ledger'
 import { badRequest, notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
 import { newId } from '../lib/ids'
@@ -49,18 +50,26 @@ export function computeRoutes(s: Services) {
       summary: 'Queue a compute job (runs at once when the pool has capacity)',
       description: '202 `{ jobId, status: "queued", position, statusUrl }`; follow `statusUrl` (SSE). Costs the task cost of `taskType` (default general); refunded if the job fails.',
       responses: { 202: { description: 'queued', schema: t.Object({ jobId: t.String(), status: t.String(), position: t.Integer(), statusUrl: t.String() }) } },
-      handler: ({ auth, body, set }) => {
+      handler: async ({ auth, body, set, request, ip }) => {
         const model = body.model ?? 'builtin'
         if (!s.compute.resolveModel(model)) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
         const messages = body.messages ?? (body.prompt ? [{ role: 'user' as const, content: body.prompt }] : null)
         if (!messages) throw badRequest('PROMPT_REQUIRED', 'send prompt or messages')
         if (body.agentId) s.agents.owned(auth.operator.id, body.agentId)
-        const cost = s.config.taskCost[body.taskType ?? 'general'] ?? s.config.taskCost.default ?? 1
+        const cost = s.tasks.costOf(body.taskType ?? 'general')
+        const paid = await s.x402.gate(request, auth, cost, ip)
+        if (paid) set.headers['x-payment-response'] = paid.header
         const id = newId('job')
-        const job = s.db.$client.transaction(() => {
-          s.ledger.debit(auth.operator.id, cost, 'compute_debit', `compute:${id}`)
-          return s.overflow.enqueue(auth.operator.id, { model, messages, taskType: body.taskType }, { id, creditsCharged: cost })
-        })()
+        let job
+        try {
+          job = s.db.$client.transaction(() => {
+            s.ledger.debit(auth.operator.id, cost, 'compute_debit', `compute:${id}`)
+            return s.overflow.enqueue(auth.operator.id, { model, messages, taskType: body.taskType }, { id, creditsCharged: cost })
+          })()
+        } catch (e) {
+          if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, cost, e.extra.balance as number)
+          throw e
+        }
         set.status = 202
         return { jobId: job.id, status: 'queued', position: job.position, statusUrl: `/api/v1/compute/${job.id}/status` }
       },

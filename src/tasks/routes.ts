@@ -1,5 +1,6 @@
 // HTTP for tasks: submit, detail, stage events (SSE), the public list, the operator's recent tasks.
 import { ProblemError } from '../http/errors'
+import { InsufficientCredits } from '../credits/ledger'
 import { defineRoute } from '../http/route'
 import { queryInt } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
@@ -18,10 +19,20 @@ export function taskRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/api/v1/tasks/submit', auth: 'either', tags, body: SubmitBody, query: SubmitQuery,
       summary: 'Submit a task to the 8-stage pipeline',
-      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the same task; another body → 409. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS.',
+      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the same task; another body → 409. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.',
       responses: { 200: { description: 'finished', schema: TaskDetail }, 202: { description: 'accepted, still running', schema: TaskDetail }, 402: { description: 'insufficient credits' } },
-      handler: async ({ auth, body, query, request, set }) => {
-        const { task, replayed } = s.tasks.submit(auth, body, request.headers.get('idempotency-key'))
+      handler: async ({ auth, body, query, request, set, ip }) => {
+        const paid = await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip)
+        if (paid) set.headers['x-payment-response'] = paid.header
+        let submitted
+        try {
+          submitted = s.tasks.submit(auth, body, request.headers.get('idempotency-key'))
+        } catch (e) {
+          // lost a race for the last credits after the gate: answer with the payment requirements too
+          if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, e.extra.needed as number, e.extra.balance as number)
+          throw e
+        }
+        const { task, replayed } = submitted
         if (task.status === 'FAILED' && task.failureCode === 'GUARDRAIL_BLOCKED' && !replayed) {
           throw new ProblemError(403, 'GUARDRAIL_BLOCKED', task.failureMessage ?? 'blocked by policy', { task: s.tasks.detail(task, true) })
         }

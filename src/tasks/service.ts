@@ -47,6 +47,8 @@ export class TaskService {
     })()
   }
 
+  costOf(taskType: string): number { return this.s.config.taskCost[taskType] ?? this.s.config.taskCost.default ?? 1 }
+
   /** Runs a diagnostic task for one of the operator's agents through the operator's test key. */
   testRun(p: Principal, agentId: string, body: { taskType?: string; prompt?: string }): TaskRow {
     const agent = this.s.agents.owned(p.operator.id, agentId)

@@ -10,7 +10,7 @@ export const debit: Stage = {
   name: 'debit',
   sync: ({ task, s }) => {
     if (task.metadata?.diagnostic === true) return { patch: { creditsCharged: 0 }, detail: { credits: 0, diagnostic: true } }
-    const cost = s.config.taskCost[task.taskType] ?? s.config.taskCost.default ?? 1
+    const cost = s.tasks.costOf(task.taskType)
     s.ledger.debit(task.operatorId, cost, 'task_debit', debitRef(task.id), task.id)
     return { patch: { creditsCharged: cost }, detail: { credits: cost } }
   },

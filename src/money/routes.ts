@@ -1,0 +1,48 @@
+// HTTP for the testnet money rails: the faucet, mock USDC look-ups, and x402 wallet state.
+import { t } from 'elysia'
+import { notFound } from '../http/errors'
+import { defineRoute } from '../http/route'
+import type { Services } from '../services'
+import { normalizeAddress, USDC_ADDRESS, USDC_DECIMALS, usdcString } from './usdc'
+
+const Address = t.String({ minLength: 3, maxLength: 64 })
+
+export function moneyRoutes(s: Services) {
+  const tags = ['Payments']
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/v1/faucet/usdc', auth: 'optional', tags,
+      body: t.Union([t.Object({ wallet: t.Optional(Address), amount: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), t.Null()]),
+      summary: 'Testnet faucet: mint mock USDC to a wallet and pre-fund the payment gate',
+      description: 'Body may be empty. `wallet` defaults to the caller\'s bound wallet, else the appliance\'s developer wallet; `amount` in USDC (default 10, max 100). The same amount is minted to the payment gate on the wallet\'s behalf; when the wallet belongs to an operator (bound, or the calling operator), that becomes credits at once (`creditsAdded`), else `x402PaymentHeader` turns it into credits later. One call per wallet per 24 h (429 with `cooldownUntil`, `retryAfterSeconds`). 404 in the live phase.',
+      responses: { 200: { description: 'minted' } },
+      handler: ({ body, auth }) => s.faucet.drip(body ?? {}, auth),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/usdc/:address', auth: 'none', tags, params: t.Object({ address: Address }),
+      summary: 'Mock USDC balance of an address',
+      responses: { 200: { description: 'balance', schema: t.Object({ address: t.String(), balance: t.String(), balanceUnits: t.Integer(), decimals: t.Integer(), asset: t.String() }) } },
+      handler: ({ params }) => {
+        const address = normalizeAddress(params.address)
+        const u = s.usdc.balanceOf(address)
+        return { address, balance: usdcString(u), balanceUnits: u, decimals: USDC_DECIMALS, asset: USDC_ADDRESS }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/usdc/tx/:hash', auth: 'none', tags, params: t.Object({ hash: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+      summary: 'A mock USDC transfer by tx hash',
+      responses: { 200: { description: 'transfer' } },
+      handler: ({ params }) => {
+        const tx = s.usdc.transferByHash(params.hash)
+        if (!tx) throw notFound('transaction')
+        return { ...tx, amount: usdcString(tx.amount), amountUnits: tx.amount, createdAt: new Date(tx.createdAt).toISOString(), usedForCredits: s.x402.txUsed(tx.txHash) }
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/x402/wallets/:address', auth: 'none', tags, params: t.Object({ address: Address }),
+      summary: 'x402 defence state of a payer wallet (block list, hourly limit)',
+      responses: { 200: { description: 'state' } },
+      handler: ({ params }) => s.x402.walletState(normalizeAddress(params.address)),
+    }),
+  ]
+}

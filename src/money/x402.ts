@@ -1,0 +1,193 @@
+// The x402 payment gate (decisions.md §7, §13). Operators without credits pay per request:
+//  - `X-PAYMENT`: x402 v1, scheme "exact": an EIP-3009 transferWithAuthorization signed by the
+//    payer, verified here and settled on the mock USDC ledger;
+//  - `X-402-Payment` (legacy): base64 { txHash, payer, amount, chainId } naming a prior transfer
+//    to the gate by the operator's bound wallet.
+// A payment converts to credits (pricePerCredit base units each), recorded in the ledger with the
+// tx hash. Defence: a per-wallet hourly limit of paid requests and a block list for wallets that
+// keep sending invalid or replayed payments (only signatures valid for the payer count against it).
+import { getAddress, isAddress, isHex, verifyTypedData, type Hex } from 'viem'
+import type { Principal } from '../http/auth'
+import { ProblemError } from '../http/errors'
+import { rateLimitHeaders } from '../http/ratelimit'
+import { newId } from '../lib/ids'
+import type { Services } from '../services'
+import { USDC_ADDRESS, USDC_EIP712, usdcString } from './usdc'
+
+export const NETWORK = 'base-sepolia'
+export const CHAIN_ID = 84532
+const HOUR = 3_600_000
+
+const AUTH_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+  ],
+} as const
+
+export interface Settlement { txHash: string; payer: string; credits: number; header: string }
+
+export class X402Gate {
+  private q
+
+  constructor(private s: Services) {
+    const db = s.db.$client
+    this.q = {
+      paid: db.prepare('INSERT INTO x402_payments (id, operator_id, payer, tx_hash, scheme, amount, credits, resource, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)'),
+      txUsed: db.prepare('SELECT 1 FROM x402_payments WHERE tx_hash = ?1'),
+      hourly: db.prepare('SELECT count(*) AS n, min(created_at) AS first FROM x402_payments WHERE payer = ?1 AND created_at > ?2'),
+      strike: db.prepare('INSERT INTO x402_strikes (payer, reason, created_at) VALUES (?1, ?2, ?3)'),
+      strikes: db.prepare('SELECT count(*) AS n FROM x402_strikes WHERE payer = ?1 AND created_at > ?2'),
+      block: db.prepare('INSERT INTO x402_blocks (wallet, reason, blocked_at, blocked_until) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(wallet) DO UPDATE SET reason = excluded.reason, blocked_at = excluded.blocked_at, blocked_until = excluded.blocked_until'),
+      blocked: db.prepare('SELECT reason, blocked_until AS until FROM x402_blocks WHERE wallet = ?1'),
+    }
+  }
+
+  get payTo(): `0x${string}` { return this.s.config.x402.payTo as `0x${string}` || this.s.signer.address }
+
+  /** x402 v1 payment requirements for a request needing `credits` credits. */
+  requirements(resource: string, credits: number) {
+    return {
+      x402Version: 1,
+      accepts: [{
+        scheme: 'exact', network: NETWORK, maxAmountRequired: String(credits * this.s.config.x402.pricePerCredit),
+        resource, description: `${credits} TaskGate credit(s)`, mimeType: 'application/json',
+        payTo: this.payTo, maxTimeoutSeconds: 300, asset: USDC_ADDRESS, extra: { ...USDC_EIP712 },
+      }],
+    }
+  }
+
+  /**
+   * Runs before a paid operation. A payment header that is present is always verified and
+   * settled (credits added); without one, an operator short of `cost` credits gets 402 with the
+   * requirements. Returns the settlement (for X-PAYMENT-RESPONSE) or null.
+   */
+  async gate(request: Request, p: Principal, cost: number, ip: string): Promise<Settlement | null> {
+    const resource = new URL(request.url).toString()
+    const xp = request.headers.get('x-payment')
+    const legacy = request.headers.get('x-402-payment')
+    if (xp) return this.settleExact(xp, p, cost, resource, ip)
+    if (legacy) return this.settleLegacy(legacy, p, cost, resource)
+    const b = this.s.ledger.balance(p.operator.id)
+    const balance = b ? b.allocationBalance + b.purchasedBalance : 0
+    if (balance < cost) throw this.paymentRequired(request, cost, balance)
+    return null
+  }
+
+  /** 402 INSUFFICIENT_CREDITS carrying the x402 payment requirements. */
+  paymentRequired(request: Request, cost: number, balance: number): ProblemError {
+    return new ProblemError(402, 'INSUFFICIENT_CREDITS', `this needs ${cost} credit(s); the balance is ${balance}. Pay with X-PAYMENT (x402) or top up.`,
+      { needed: cost, balance, ...this.requirements(new URL(request.url).toString(), cost), error: 'X-PAYMENT header is required' })
+  }
+
+  private refuse(detail: string, resource: string, cost: number, code = 'PAYMENT_INVALID'): ProblemError {
+    return new ProblemError(402, code, detail, { ...this.requirements(resource, cost), error: detail })
+  }
+
+  private async settleExact(header: string, p: Principal, cost: number, resource: string, ip: string): Promise<Settlement> {
+    let payload: any
+    try { payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) } catch { throw this.refuse('X-PAYMENT is not base64 JSON', resource, cost) }
+    const auth = payload?.payload?.authorization
+    const signature = payload?.payload?.signature
+    if (payload?.x402Version !== 1 || payload?.scheme !== 'exact' || payload?.network !== NETWORK) throw this.refuse(`only x402Version 1, scheme exact on ${NETWORK} is accepted`, resource, cost)
+    if (!auth || !isAddress(auth.from ?? '', { strict: false }) || !isAddress(auth.to ?? '', { strict: false }) || !isHex(signature) || !/^0x[0-9a-fA-F]{64}$/.test(auth.nonce ?? '')
+      || ![auth.value, auth.validAfter, auth.validBefore].every((v) => typeof v === 'string' && /^[0-9]{1,30}$/.test(v))) {
+      throw this.refuse('malformed transferWithAuthorization payload', resource, cost)
+    }
+    const payer = getAddress(auth.from)
+    const valid = await verifyTypedData({
+      address: payer, domain: { ...USDC_EIP712, chainId: CHAIN_ID, verifyingContract: USDC_ADDRESS }, types: AUTH_TYPES, primaryType: 'TransferWithAuthorization',
+      message: { from: payer, to: getAddress(auth.to), value: BigInt(auth.value), validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce as Hex },
+      signature: signature as Hex,
+    }).catch(() => false)
+    if (!valid) {
+      // Forged: it names a payer who did not sign it, so it counts against the sender's address only.
+      const d = this.s.auth.limiter.hit(`x402-forged:${ip}`, 10)
+      if (!d.allowed) throw new ProblemError(429, 'TOO_MANY_INVALID_PAYMENTS', 'too many invalid payment signatures from this address', { retryAfterSeconds: d.retryAfter }, rateLimitHeaders(d))
+      throw this.refuse('the payment signature is not valid for the payer', resource, cost, 'PAYMENT_SIGNATURE_INVALID')
+    }
+    this.assertNotBlocked(payer)
+    const now = this.s.clock.now()
+    const nowS = Math.floor(now / 1000)
+    const value = Number(auth.value)
+    const required = cost * this.s.config.x402.pricePerCredit
+    const strike = (reason: string, detail: string, code: string): never => { this.addStrike(payer, reason); throw this.refuse(detail, resource, cost, code) }
+    if (getAddress(auth.to) !== getAddress(this.payTo)) strike('wrong_recipient', `payments go to ${this.payTo}`, 'PAYMENT_WRONG_RECIPIENT')
+    if (!(Number(auth.validAfter) <= nowS && nowS < Number(auth.validBefore))) strike('expired', 'the authorization is not valid at this time', 'PAYMENT_EXPIRED')
+    if (!Number.isSafeInteger(value) || value < required) strike('underpaid', `this needs ${usdcString(required)} USDC; the authorization is for ${usdcString(Math.min(value, Number.MAX_SAFE_INTEGER))}`, 'PAYMENT_UNDERPAID')
+    if (this.s.usdc.authNonceUsed(payer, auth.nonce)) strike('replay', 'this authorization was already used', 'PAYMENT_REPLAYED')
+    this.assertHourly(payer)
+    const credits = Math.floor(value / this.s.config.x402.pricePerCredit)
+    const txHash = this.s.db.$client.transaction(() => {
+      const tx = this.s.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
+      this.record(p.operator.id, payer, tx, 'exact', value, credits, resource)
+      return tx
+    })()
+    return { txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: txHash, network: NETWORK, payer })).toString('base64') }
+  }
+
+  private async settleLegacy(header: string, p: Principal, cost: number, resource: string): Promise<Settlement> {
+    let h: any
+    try { h = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) } catch { throw this.refuse('X-402-Payment is not base64 JSON', resource, cost) }
+    if (typeof h?.txHash !== 'string' || typeof h?.payer !== 'string' || !isAddress(h.payer, { strict: false }) || Number(h?.chainId) !== CHAIN_ID || !/^[0-9]{1,30}$/.test(String(h?.amount))) {
+      throw this.refuse('X-402-Payment needs { txHash, payer, amount, chainId: 84532 }', resource, cost)
+    }
+    const payer = getAddress(h.payer)
+    const bound = p.operator.walletAddress
+    if (!bound || getAddress(bound) !== payer) throw this.refuse('the payer must be the wallet bound to this operator', resource, cost, 'PAYER_NOT_BOUND')
+    this.assertNotBlocked(payer)
+    const tx = this.s.usdc.transferByHash(h.txHash)
+    const amount = Number(h.amount)
+    if (!tx || tx.to !== this.payTo.toLowerCase() || tx.from !== payer.toLowerCase() || tx.amount !== amount) {
+      this.addStrike(payer, 'unknown_transfer')
+      throw this.refuse('no matching transfer from the payer to the payment gate', resource, cost, 'PAYMENT_NOT_FOUND')
+    }
+    if (this.q.txUsed.get(tx.txHash)) { this.addStrike(payer, 'replay'); throw this.refuse('this transfer was already used', resource, cost, 'PAYMENT_REPLAYED') }
+    if (amount < cost * this.s.config.x402.pricePerCredit) { this.addStrike(payer, 'underpaid'); throw this.refuse('the transfer does not cover this request', resource, cost, 'PAYMENT_UNDERPAID') }
+    this.assertHourly(payer)
+    const credits = Math.floor(amount / this.s.config.x402.pricePerCredit)
+    this.s.db.$client.transaction(() => this.record(p.operator.id, payer, tx.txHash, 'legacy', amount, credits, resource))()
+    return { txHash: tx.txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: tx.txHash, network: NETWORK, payer })).toString('base64') }
+  }
+
+  /** Records a payment and converts it to credits (inside the caller's transaction). */
+  record(operatorId: string, payer: string, txHash: string, scheme: 'exact' | 'legacy', amount: number, credits: number, resource: string): void {
+    this.q.paid.run(newId('pay'), operatorId, payer.toLowerCase(), txHash, scheme, amount, credits, resource, this.s.clock.now())
+    if (credits > 0) this.s.ledger.credit(operatorId, credits, `x402_payment ${txHash}`, `x402:${txHash}`)
+  }
+
+  txUsed(txHash: string): boolean { return this.q.txUsed.get(txHash.toLowerCase()) != null }
+
+  private addStrike(payer: string, reason: string): void {
+    const now = this.s.clock.now()
+    this.q.strike.run(payer.toLowerCase(), reason, now)
+    const n = (this.q.strikes.get(payer.toLowerCase(), now - HOUR) as { n: number }).n
+    if (n >= this.s.config.x402.blockAfterStrikes) this.q.block.run(payer.toLowerCase(), 'REPEATED_INVALID_PAYMENTS', now, now + this.s.config.x402.blockHours * HOUR)
+  }
+
+  private assertNotBlocked(payer: string): void {
+    const st = this.walletState(payer)
+    if (st.blocked) throw new ProblemError(403, 'PAYER_BLOCKED', `wallet ${payer} is blocked from x402 payments (${st.reason})`, { reason: st.reason })
+  }
+
+  private assertHourly(payer: string): void {
+    const st = this.walletState(payer)
+    if (st.rateLimitRemaining === 0) {
+      throw new ProblemError(429, 'X402_RATE_LIMITED', `wallet ${payer} reached ${st.rateLimitMax} paid requests this hour`, { retryAfterSeconds: Math.ceil(st.rateLimitResetMs / 1000) }, { 'retry-after': String(Math.max(1, Math.ceil(st.rateLimitResetMs / 1000))), 'x-ratelimit-reset': String(st.rateLimitResetUnix) })
+    }
+  }
+
+  /** The defence state of a wallet: what the agent passport shows under `x402`. */
+  walletState(wallet: string) {
+    const w = wallet.toLowerCase()
+    const now = this.s.clock.now()
+    const b = this.q.blocked.get(w) as { reason: string; until: number } | null
+    const h = this.q.hourly.get(w, now - HOUR) as { n: number; first: number | null }
+    const max = this.s.config.x402.maxPaidPerHour
+    const resetMs = h.first ? Math.max(0, h.first + HOUR - now) : 0
+    return {
+      blocked: !!b && b.until > now, reason: b && b.until > now ? b.reason : null, walletChecked: isAddress(wallet, { strict: false }) ? getAddress(wallet) : wallet,
+      rateLimitMax: max, rateLimitRemaining: Math.max(0, max - h.n), rateLimitResetMs: resetMs, rateLimitResetUnix: Math.ceil((now + resetMs) / 1000),
+    }
+  }
+}
