@@ -1,0 +1,200 @@
+// Money over real HTTP: the faucet, paying for tasks through x402 with the x402-fetch client
+// library (no project code on the client side), the legacy X-402-Payment header, and the defence.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createPaymentHeader } from 'x402/client'
+import { decodeXPaymentResponse, wrapFetchWithPayment } from 'x402-fetch'
+import { getAddress, toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { expectProblem, startServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+
+beforeAll(async () => {
+  // Operators start without credits, so every task needs a payment.
+  s = await startServer({ TASKGATE_TIERS_FREE_MONTHLY_CREDITS: '0', TASKGATE_X402_MAX_PAID_PER_HOUR: '4' })
+  await s.setupAdmin()
+})
+afterAll(async () => { await s.cleanup() })
+
+async function operator(login: string) {
+  const token = await s.signup(login)
+  const agent = (await s.post('/api/v1/agents/register', { displayName: `${login}-bot`, capabilities: ['sentiment_analysis'] }, { token })).body
+  return { token, agent }
+}
+const taskBody = (agentId: string) => JSON.stringify({ agentId, taskType: 'sentiment_analysis', prompt: 'Paid for with mock USDC and it works great.' })
+
+async function bindWallet(token: string, acct: PrivateKeyAccount) {
+  const n = (await s.get('/api/v1/operator/wallet/nonce', { token })).body
+  const signature = await acct.signTypedData({ ...n.typedData, message: { ...n.typedData.message, wallet: acct.address } })
+  const r = await s.post('/api/v1/operator/wallet', { walletAddress: acct.address, signature, nonce: n.nonce }, { token })
+  expect(r.status).toBe(200)
+}
+
+/** The 402 requirements for a task submit, as a client would read them. */
+async function requirementsFor(agent: any) {
+  const r = await s.req('POST', '/api/v1/tasks/submit', { key: agent.apiKey, raw: taskBody(agent.agentId), headers: { 'content-type': 'application/json' } })
+  expect(r.status).toBe(402)
+  return r.body.accepts[0]
+}
+
+describe('faucet', () => {
+  test('works with an empty body and no credential (developer wallet), then cools down per wallet', async () => {
+    const r = await s.req('POST', '/api/v1/faucet/usdc', { raw: '{}', headers: { 'content-type': 'application/json' } })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ usdcMinted: '10', creditsAdded: 0 })
+    expect(r.body.devWalletTxHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(r.body.paymentAddressTxHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(r.body.paymentAddress).toMatch(/^0x[0-9a-fA-F]{40}$/)
+    expect((await s.get(`/api/v1/usdc/${r.body.wallet}`)).body.balance).toBe('10')
+    const again = await s.post('/api/v1/faucet/usdc', {})
+    expectProblem(again, 429, 'FAUCET_COOLDOWN')
+    expect(again.body.retryAfterSeconds).toBeGreaterThan(23 * 3600)
+    expect(Date.parse(again.body.cooldownUntil)).toBeGreaterThan(Date.now())
+  })
+
+  test('validates wallet and amount', async () => {
+    expectProblem(await s.post('/api/v1/faucet/usdc', { wallet: 'not-a-wallet' }), 400, 'INVALID_ADDRESS')
+    expectProblem(await s.post('/api/v1/faucet/usdc', { wallet: privateKeyToAccount(generatePrivateKey()).address, amount: 101 }), 400, 'INVALID_AMOUNT')
+    const w = privateKeyToAccount(generatePrivateKey()).address
+    expect((await s.post('/api/v1/faucet/usdc', { wallet: w, amount: 100 })).body.usdcMinted).toBe('100')
+  })
+
+  test('credits go to the operator whose bound wallet it is', async () => {
+    const o = await operator('faucet-owner')
+    const acct = privateKeyToAccount(generatePrivateKey())
+    await bindWallet(o.token, acct)
+    const r = await s.post('/api/v1/faucet/usdc', { wallet: acct.address, amount: 1 })
+    expect(r.body.creditsAdded).toBe(100) // 1 USDC at 0.01 USDC per credit
+    const billing = (await s.get('/api/v1/operator/billing', { token: o.token })).body
+    expect(billing.balance.purchasedBalance).toBe(100)
+    expect(billing.transactions[0].reason).toBe(`x402_payment ${r.body.paymentAddressTxHash}`)
+  })
+})
+
+describe('x402', () => {
+  test('no credits and no payment → 402 problem with x402 v1 requirements', async () => {
+    const o = await operator('broke')
+    const r = await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json' } })
+    expectProblem(r, 402, 'INSUFFICIENT_CREDITS')
+    expect(r.body.x402Version).toBe(1)
+    expect(r.body.accepts).toHaveLength(1)
+    expect(r.body.accepts[0]).toMatchObject({
+      scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000', mimeType: 'application/json', maxTimeoutSeconds: 300,
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', extra: { name: 'USDC', version: '2' },
+    })
+    expect(r.body.accepts[0].resource).toBe(`${s.url}/api/v1/tasks/submit`)
+  })
+
+  test('the x402-fetch client pays for a task end to end; billing shows the payment and the debit', async () => {
+    const o = await operator('payer')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const gate = (await requirementsFor(o.agent)).payTo
+    const gateBefore = (await s.get(`/api/v1/usdc/${gate}`)).body.balanceUnits
+    const payFetch = wrapFetchWithPayment(fetch, account)
+    const res = await payFetch(`${s.url}/api/v1/tasks/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': o.agent.apiKey }, body: taskBody(o.agent.agentId) })
+    expect(res.status).toBe(200)
+    const task = (await res.json()) as any
+    expect(task).toMatchObject({ status: 'COMPLETED', creditsCharged: 1 })
+    const receipt = decodeXPaymentResponse(res.headers.get('x-payment-response')!)
+    expect(receipt).toMatchObject({ success: true, network: 'base-sepolia', payer: account.address })
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99')
+    expect((await s.get(`/api/v1/usdc/${gate}`)).body.balanceUnits).toBe(gateBefore + 10_000)
+    expect((await s.get(`/api/v1/usdc/tx/${receipt.transaction}`)).body).toMatchObject({ from: account.address.toLowerCase(), to: gate.toLowerCase(), amountUnits: 10_000, usedForCredits: true })
+    const b = (await s.get('/api/v1/operator/billing', { token: o.token })).body
+    expect(b.balance.balance).toBe(0)
+    expect(b.transactions.slice(0, 2).map((t: any) => [t.reason.split(' ')[0], t.delta])).toEqual([['task_debit', -1], ['x402_payment', 1]])
+    expect(b.transactions[1].reason).toBe(`x402_payment ${receipt.transaction}`)
+  })
+
+  test('compute requests are gated the same way', async () => {
+    const o = await operator('compute-payer')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const unpaid = await s.post('/api/v1/compute', { model: 'builtin', prompt: 'hello there' }, { key: o.agent.apiKey })
+    expectProblem(unpaid, 402, 'INSUFFICIENT_CREDITS')
+    const res = await wrapFetchWithPayment(fetch, account)(`${s.url}/api/v1/compute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': o.agent.apiKey }, body: JSON.stringify({ model: 'builtin', prompt: 'Paid compute. It runs.' }) })
+    expect(res.status).toBe(202)
+    expect(res.headers.get('x-payment-response')).toBeTruthy()
+  })
+
+  test('replays, underpayment, expiry and forgeries are refused; only valid signatures count against a wallet', async () => {
+    const o = await operator('defender')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const req = await requirementsFor(o.agent)
+    const submit = (header: string) => s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': header } })
+
+    const good = await createPaymentHeader(account, 1, req)
+    expect((await submit(good)).status).toBe(200)
+    expectProblem(await submit(good), 402, 'PAYMENT_REPLAYED')
+
+    const under = await createPaymentHeader(account, 1, { ...req, maxAmountRequired: '5000' })
+    expectProblem(await submit(under), 402, 'PAYMENT_UNDERPAID')
+
+    // expired: sign the authorization ourselves with a validBefore in the past
+    const now = Math.floor(Date.now() / 1000)
+    const auth = { from: account.address, to: getAddress(req.payTo), value: '10000', validAfter: String(now - 1200), validBefore: String(now - 600), nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) }
+    const sig = await account.signTypedData({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: req.asset },
+      types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
+      primaryType: 'TransferWithAuthorization', message: { ...auth, value: 10000n, validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce as `0x${string}` },
+    })
+    const expired = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: sig, authorization: auth } })).toString('base64')
+    expectProblem(await submit(expired), 402, 'PAYMENT_EXPIRED')
+
+    // forged: someone else signs an authorization that claims to come from this wallet
+    const mallory = privateKeyToAccount(generatePrivateKey())
+    const real = JSON.parse(Buffer.from(await createPaymentHeader(mallory, 1, req), 'base64').toString())
+    real.payload.authorization.from = account.address
+    const forged = Buffer.from(JSON.stringify(real)).toString('base64')
+    expectProblem(await submit(forged), 402, 'PAYMENT_SIGNATURE_INVALID')
+    expectProblem(await submit('!!not base64 json!!'), 402, 'PAYMENT_INVALID')
+
+    let state = (await s.get(`/api/v1/x402/wallets/${account.address}`)).body
+    expect(state.blocked).toBe(false) // 3 strikes so far (replay, underpaid, expired): the forgery did not count
+    expect(state.walletChecked).toBe(account.address)
+    expect((await s.get(`/api/v1/x402/wallets/${mallory.address}`)).body.blocked).toBe(false)
+
+    // two more invalid payments: the fifth strike blocks the wallet for 24 h
+    expectProblem(await submit(good), 402, 'PAYMENT_REPLAYED')
+    expectProblem(await submit(under), 402, 'PAYMENT_UNDERPAID')
+    state = (await s.get(`/api/v1/x402/wallets/${account.address}`)).body
+    expect(state).toMatchObject({ blocked: true, reason: 'REPEATED_INVALID_PAYMENTS' })
+    const fresh = await createPaymentHeader(account, 1, req)
+    expectProblem(await submit(fresh), 403, 'PAYER_BLOCKED')
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99') // only the one good payment settled
+  })
+
+  test('a wallet may pay for at most rateLimitMax tasks per hour', async () => {
+    const o = await operator('hourly')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const payFetch = wrapFetchWithPayment(fetch, account)
+    const go = () => payFetch(`${s.url}/api/v1/tasks/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': o.agent.apiKey }, body: taskBody(o.agent.agentId) })
+    for (let i = 0; i < 4; i++) expect((await go()).status).toBe(200)
+    const over = await go()
+    expect(over.status).toBe(429)
+    expect(((await over.json()) as any).code).toBe('X402_RATE_LIMITED')
+    const state = (await s.get(`/api/v1/x402/wallets/${account.address}`)).body
+    expect(state).toMatchObject({ rateLimitMax: 4, rateLimitRemaining: 0, blocked: false })
+    expect(state.rateLimitResetMs).toBeGreaterThan(0)
+    expect(state.rateLimitResetUnix).toBeGreaterThan(Math.floor(Date.now() / 1000))
+  })
+
+  test('legacy X-402-Payment: a prior transfer to the gate by the bound wallet, used once', async () => {
+    const o = await operator('legacy')
+    const acct = privateKeyToAccount(generatePrivateKey())
+    const drip = (await s.post('/api/v1/faucet/usdc', { wallet: acct.address, amount: 0.05 })).body
+    expect(drip.creditsAdded).toBe(0) // nobody owned the wallet yet
+    const header = drip.x402PaymentHeader as string
+    const send = (token: string, agent: any) => s.req('POST', '/api/v1/tasks/submit', { key: agent.apiKey, raw: taskBody(agent.agentId), headers: { 'content-type': 'application/json', 'x-402-payment': header } })
+    expectProblem(await send(o.token, o.agent), 402, 'PAYER_NOT_BOUND')
+    await bindWallet(o.token, acct)
+    const ok = await send(o.token, o.agent)
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get('x-payment-response')).toBeTruthy()
+    expect((await s.get('/api/v1/operator/billing', { token: o.token })).body.balance.balance).toBe(4) // 5 credits bought, 1 spent
+    expectProblem(await send(o.token, o.agent), 402, 'PAYMENT_REPLAYED')
+  })
+})
