@@ -1,7 +1,7 @@
 // Composition root: builds every service once from the configuration. Route modules receive
 // this object and call into it; nothing else constructs services.
 import { AgentService } from './agents/service'
-import { Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from './chain/signer'
+import { CHAIN_IDS, Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from './chain/signer'
 import { Clock } from './clock'
 import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
@@ -98,7 +98,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pioneer: new PioneerService(db.$client, clock),
     agents: new AgentService(db.$client, clock, keys, compute.modelExists),
     overflow: null as unknown as OverflowQueue,
-    signer: new Signer(secrets.signerKey, signerSince),
+    signer: new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase]),
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline: null as unknown as PipelineRunner,
     tasks: null as unknown as TaskService,

@@ -4,11 +4,11 @@
 import { encodeAbiParameters, encodePacked, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
-export const CHAIN_ID = 84532 // Base Sepolia: where testnet receipts and attestations "live"
+/** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
+export const CHAIN_IDS = { testnet: 84532, live: 8453 } as const
 export const EAS_ADDRESS = '0x4200000000000000000000000000000000000021' as const // EAS predeploy on OP-stack chains
 export const EAS_VERSION = '1.2.0'
 
-export const RECEIPT_DOMAIN = { name: 'TaskGate Receipt', version: '1', chainId: CHAIN_ID } as const
 export const RECEIPT_TYPES = {
   TaskReceipt: [
     { name: 'taskId', type: 'string' },
@@ -30,7 +30,6 @@ export const RECEIPT_TYPES = {
   ],
 } as const
 
-export const EAS_DOMAIN = { name: 'EAS Attestation', version: EAS_VERSION, chainId: CHAIN_ID, verifyingContract: EAS_ADDRESS } as const
 export const EAS_TYPES = {
   Attest: [
     { name: 'version', type: 'uint16' }, { name: 'schema', type: 'bytes32' }, { name: 'recipient', type: 'address' },
@@ -52,7 +51,11 @@ export interface SignedTypedData<M> {
 export class Signer {
   readonly account: PrivateKeyAccount
   readonly keyId: string
-  constructor(privateKey: Hex, readonly since: string) {
+  readonly receiptDomain: { name: string; version: string; chainId: number }
+  readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
+  constructor(privateKey: Hex, readonly since: string, readonly chainId: number) {
+    this.receiptDomain = { name: 'TaskGate Receipt', version: '1', chainId }
+    this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
     this.account = privateKeyToAccount(privateKey)
     this.keyId = `signer-${this.account.address.slice(2, 10).toLowerCase()}`
   }
@@ -60,8 +63,8 @@ export class Signer {
   get address(): `0x${string}` { return this.account.address }
 
   async signReceipt(message: ReceiptMessage): Promise<SignedTypedData<Record<string, unknown>>> {
-    const signature = await this.account.signTypedData({ domain: RECEIPT_DOMAIN, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message })
-    return { payload: { domain: { ...RECEIPT_DOMAIN }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message: jsonSafe(message as unknown as Record<string, unknown>) }, signature, signer: this.address }
+    const signature = await this.account.signTypedData({ domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message })
+    return { payload: { domain: { ...this.receiptDomain }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message: jsonSafe(message as unknown as Record<string, unknown>) }, signature, signer: this.address }
   }
 
   /** An EAS Version 2 offchain attestation, the object shape eas-sdk emits. */
@@ -70,12 +73,12 @@ export class Signer {
       version: 2, schema: TASK_SCHEMA_UID, recipient: a.recipient ?? zeroAddress, time: a.time, expirationTime: 0n,
       revocable: true, refUID: a.refUID ?? (`0x${'0'.repeat(64)}` as Hex), data: a.data, salt: a.salt,
     }
-    const signature = await this.account.signTypedData({ domain: EAS_DOMAIN, types: EAS_TYPES, primaryType: 'Attest', message })
+    const signature = await this.account.signTypedData({ domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest', message })
     const uid = offchainUid(message)
     const { r, s, v } = splitSig(signature)
     return {
       uid,
-      sig: { domain: { ...EAS_DOMAIN, chainId: String(CHAIN_ID) }, primaryType: 'Attest', types: EAS_TYPES, message: jsonSafe(message), uid, version: 2, signature: { r, s, v } },
+      sig: { domain: { ...this.easDomain, chainId: String(this.chainId) }, primaryType: 'Attest', types: EAS_TYPES, message: jsonSafe(message), uid, version: 2, signature: { r, s, v } },
       signer: this.address,
       signatureHex: signature,
     }

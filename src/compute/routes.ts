@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
 import { newId } from '../lib/ids'
 import type { Services } from '../services'
-import { SSE_HEADERS } from '../tasks/routes'
+import { SSE_HEADERS } from '../http/sse'
 
 const ProviderView = t.Object({
   id: t.String(), name: t.String(), kind: t.String(), baseUrl: t.Union([t.String(), t.Null()]), models: t.Array(t.String()),

@@ -5,7 +5,7 @@ import { verifyTypedData } from 'viem'
 import { badRequest, notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
 import { parseCid } from '../ipfs/node'
-import { CHAIN_ID, EAS_DOMAIN, RECEIPT_DOMAIN, TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
+import { TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
 import type { Services } from '../services'
 import { explorerPage } from './explorer'
 
@@ -24,9 +24,9 @@ export function proofRoutes(s: Services) {
       responses: { 200: { description: 'signers' } },
       handler: () => ({
         signers: [{ address: s.signer.address, keyId: s.signer.keyId, since: s.signer.since }],
-        eip712Domains: { receipt: RECEIPT_DOMAIN, attestation: EAS_DOMAIN },
+        eip712Domains: { receipt: s.signer.receiptDomain, attestation: s.signer.easDomain },
         attestationSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID, resolver: '0x0000000000000000000000000000000000000000', revocable: true },
-        chainId: CHAIN_ID,
+        chainId: s.signer.chainId,
       }),
     }),
     defineRoute({

@@ -2,6 +2,7 @@
 import { ProblemError } from '../http/errors'
 import { InsufficientCredits } from '../credits/ledger'
 import { defineRoute } from '../http/route'
+import { SSE_HEADERS } from '../http/sse'
 import { queryInt } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
@@ -11,7 +12,6 @@ const listQuery = (q: { page?: string; limit?: string; status?: string; taskType
   ...q, page: queryInt('page', q.page, { min: 1, max: 1_000_000, def: 1 }), limit: queryInt('limit', q.limit, { min: 1, max: 100, def: 20 }),
 })
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' }
 
 export function taskRoutes(s: Services) {
   const tags = ['Tasks']
@@ -75,4 +75,3 @@ export function taskRoutes(s: Services) {
   ]
 }
 
-export { SSE_HEADERS }

@@ -5,6 +5,7 @@
 // first-bind pioneer points awarded in one synchronous SQLite transaction.
 import type { Database } from 'bun:sqlite'
 import { getAddress, verifyTypedData, type Hex } from 'viem'
+import { CHAIN_IDS } from '../chain/signer'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
 import { badRequest, conflict, ProblemError } from '../http/errors'
@@ -13,7 +14,6 @@ import type { PioneerService } from '../pioneer/service'
 export const NONCE_TTL_MS = 10 * 60 * 1000
 /** Unused nonces are deleted this long after they expired (until then they answer NONCE_EXPIRED). Used ones are kept: they are the bind history. */
 export const NONCE_RETENTION_MS = 24 * 60 * 60 * 1000
-export const WALLET_CHAIN_IDS = { testnet: 84532, live: 8453 } as const // Base Sepolia, Base
 
 export const WALLET_BINDING_TYPES = {
   WalletBinding: [
@@ -30,7 +30,7 @@ export class WalletService {
   private q
 
   constructor(private db: Database, private clock: Clock, private pioneer: PioneerService, private config: Pick<Config, 'phase' | 'pioneer'>) {
-    this.domain = { name: 'TaskGate', version: '1', chainId: WALLET_CHAIN_IDS[config.phase] }
+    this.domain = { name: 'TaskGate', version: '1', chainId: CHAIN_IDS[config.phase] }
     this.q = {
       insert: db.prepare('INSERT INTO wallet_nonces (nonce, operator_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)'),
       prune: db.prepare('DELETE FROM wallet_nonces WHERE used_at IS NULL AND expires_at < ?1'),
