@@ -6,6 +6,7 @@ import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import { TIER_LIMITS, type Tier } from '../config'
 import type { Db } from '../db'
+import { ReadCache } from '../db/read-cache'
 import { apiKeys } from '../db/schema'
 import { badRequest, forbidden, notFound } from '../http/errors'
 import { newId, randomToken, sha256Hex } from '../lib/ids'
@@ -19,6 +20,7 @@ export const keyPrefixOf = (k: Pick<ApiKeyRow, 'first4' | 'last4'>) => `${k.firs
 
 export class KeyService {
   private byHash
+  private resolved: ReadCache<{ key: ApiKeyRow; operator: OperatorRow } | null>
   private operatorById
   private pendingLastUsed = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval> | undefined
@@ -30,6 +32,7 @@ export class KeyService {
     this.byHash = db.$client.prepare(`SELECT id, operator_id AS operatorId, agent_id AS agentId, label, key_hash AS keyHash, first4, last4,
       rate_limit_rpm AS rateLimitRpm, is_test_key AS isTestKey, test_uses_remaining AS testUsesRemaining, last_used_at AS lastUsedAt,
       created_at AS createdAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL`)
+    this.resolved = new ReadCache(db.$client)
     this.operatorById = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
   }
 
@@ -112,6 +115,10 @@ export class KeyService {
   resolve(presented: string): { key: ApiKeyRow; operator: OperatorRow } | null {
     if (presented.length < 12 || presented.length > 128 || !presented.startsWith(KEY_SERVICE_PREFIX)) return null
     const digest = sha256Hex(presented)
+    return this.resolved.get(digest, () => this.lookup(digest))
+  }
+
+  private lookup(digest: string): { key: ApiKeyRow; operator: OperatorRow } | null {
     const r = this.byHash.get(digest) as (Omit<ApiKeyRow, 'isTestKey'> & { isTestKey: number }) | null
     if (!r || !timingSafeEqual(Buffer.from(r.keyHash), Buffer.from(digest))) return null
     const op = this.operatorById.get(r.operatorId) as Record<string, unknown> | null

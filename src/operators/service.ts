@@ -4,6 +4,7 @@ import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import type { Tier } from '../config'
 import type { Db } from '../db'
+import { ReadCache } from '../db/read-cache'
 import { operators } from '../db/schema'
 import { conflict, forbidden, ProblemError } from '../http/errors'
 import { newId } from '../lib/ids'
@@ -45,11 +46,13 @@ export const effectiveTier = (op: Pick<OperatorRow, 'tier' | 'tierOverride'>): T
 
 export class OperatorService {
   private byIdStmt
+  private cached: ReadCache<OperatorRow | undefined>
   /** Set by the composition root (pioneer points live in their own domain). */
   pointsOf: (operatorId: string) => number = () => 0
 
   constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {}) {
     // Raw statement: this runs on every authenticated request (drizzle's mapping costs ~5 µs).
+    this.cached = new ReadCache(db.$client)
     this.byIdStmt = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
   }
 
@@ -87,8 +90,10 @@ export class OperatorService {
   }
 
   byId(id: string): OperatorRow | undefined {
-    const row = this.byIdStmt.get(id) as Record<string, unknown> | null
-    return row ? operatorFromRow(row) : undefined
+    return this.cached.get(id, () => {
+      const row = this.byIdStmt.get(id) as Record<string, unknown> | null
+      return row ? operatorFromRow(row) : undefined
+    })
   }
 
   byLogin(login: string): OperatorRow | undefined {
