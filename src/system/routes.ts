@@ -19,6 +19,8 @@ export function publicConfig(s: Services): Record<string, unknown> {
     'tiers.enterprise.monthlyCredits': c.monthlyCredits.ENTERPRISE,
     'credits.topUpPacks': c.topUpPacks,
     'leaderboard.pioneer.taskPoints': c.pioneer.taskPoints,
+    'leaderboard.pioneer.walletBindPoints': c.pioneer.walletBindPoints,
+    'leaderboard.pioneer.trustedLevelPoints': c.pioneer.trustedLevelPoints,
     'leaderboard.pioneer.explorerThreshold': c.pioneer.explorerThreshold,
     'leaderboard.pioneer.founderThreshold': c.pioneer.founderThreshold,
     ...Object.fromEntries(Object.entries(TIER_LIMITS).flatMap(([tier, l]) => [
@@ -28,6 +30,10 @@ export function publicConfig(s: Services): Record<string, unknown> {
       [`tiers.${tier.toLowerCase()}.maxRateLimitRpm`, l.maxRpm],
     ])),
     'network.phase': c.phase,
+    'credits.taskCost': c.taskCost,
+    'x402.pricePerCreditUsdc': c.x402.pricePerCredit / 1_000_000,
+    'x402.maxPaidPerHour': c.x402.maxPaidPerHour,
+    'faucet.enabled': c.phase === 'testnet',
     'auth.signup': c.signup,
     'auth.github': c.github.enabled,
   }
