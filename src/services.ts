@@ -75,7 +75,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
-  const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs)
+  const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs, secrets.dataKey)
   const ipfs = await IpfsNode.open(config.dataDir)
   const signerSince = (db.$client.query("SELECT value FROM meta WHERE key = 'signer.since'").get() as { value: string } | null)?.value
     ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()

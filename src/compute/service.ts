@@ -6,6 +6,7 @@ import { conflict, notFound, ProblemError } from '../http/errors'
 import { SlidingWindowLimiter } from '../http/ratelimit'
 import { newId } from '../lib/ids'
 import type { Logger } from '../log'
+import { seal, unseal } from '../secrets'
 import { builtinComplete } from './providers/builtin'
 import { remoteComplete } from './providers/remote'
 import { ProviderError, type CompletionRequest, type CompletionResult } from './types'
@@ -31,7 +32,7 @@ export class ComputeService {
   private limiter: SlidingWindowLimiter
   private capacityListeners = new Set<() => void>()
 
-  constructor(private db: Database, private clock: Clock, private log: Logger, private timeoutMs: number) {
+  constructor(private db: Database, private clock: Clock, private log: Logger, private timeoutMs: number, private dataKey: Buffer) {
     this.limiter = new SlidingWindowLimiter(clock)
     this.load()
   }
@@ -49,7 +50,8 @@ export class ComputeService {
       const keys = (this.db.query('SELECT id, secret, first4, last4, rpm, concurrency FROM provider_keys WHERE provider_id = ?1 ORDER BY created_at, rowid').all(p.id) as Omit<PoolKey, 'inflight' | 'cooldownUntil'>[])
         .map((k) => {
           const prev = old.get(p.id)?.keys.find((x) => x.id === k.id)
-          return prev ? Object.assign(prev, k) : { ...k, inflight: 0, cooldownUntil: 0 }
+          const live = { ...k, secret: unseal(this.dataKey, k.secret) } // stored sealed (AES-GCM), held in memory in clear
+          return prev ? Object.assign(prev, live) : { ...live, inflight: 0, cooldownUntil: 0 }
         })
       const provider: Provider = { ...p, models: JSON.parse(p.models), keys }
       this.providers.set(p.id, provider)
@@ -83,7 +85,7 @@ export class ComputeService {
       this.db.query('INSERT INTO providers (id, name, kind, base_url, models, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)').run(id, input.name, input.kind, input.baseUrl ?? null, JSON.stringify(input.models), now)
       for (const k of keys) {
         this.db.query('INSERT INTO provider_keys (id, provider_id, secret, first4, last4, rpm, concurrency, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)')
-          .run(newId('pkey'), id, k.key, k.key.slice(0, 4), k.key.slice(-4), k.rpm ?? 60, k.concurrency ?? 4, now)
+          .run(newId('pkey'), id, seal(this.dataKey, k.key), k.key.slice(0, 4), k.key.slice(-4), k.rpm ?? 60, k.concurrency ?? 4, now)
       }
     })()
     this.load()

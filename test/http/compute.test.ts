@@ -708,3 +708,24 @@ describe('keep-alive', () => {
     expect(text).toContain('pong')
   })
 })
+
+describe('secrets at rest', () => {
+  test('provider keys are sealed in the database (AES-GCM with the data-dir key), never stored in clear', async () => {
+    const k = secret('sealed')
+    await addProvider({ name: 'oai-sealed', kind: 'openai', baseUrl: fake.baseUrl, models: ['fake-gpt-sealed'], keys: [{ key: k }] })
+    const { Database } = await import('bun:sqlite')
+    const { join } = await import('node:path')
+    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    const row = db.query("SELECT secret FROM provider_keys WHERE first4 = 'sk-f' AND last4 = ?1").get(k.slice(-4)) as { secret: string }
+    db.close()
+    expect(row.secret).toStartWith('v1.')
+    expect(row.secret).not.toContain(k)
+    for (const f of ['taskgate.db', 'taskgate.db-wal']) {
+      const file = Bun.file(join(s.dataDir, f))
+      if (await file.exists()) expect(Buffer.from(await file.arrayBuffer()).includes(k)).toBe(false)
+    }
+    fake.set(k, { content: 'sealed and working' })
+    const t = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'general', prompt: 'Does a sealed key still work?', model: 'fake-gpt-sealed' }, { key: agent.apiKey })
+    expect(t.body.output).toBe('sealed and working')
+  })
+})
