@@ -25,7 +25,7 @@ Usage:
   taskgate operator set-tier --login L --tier T|none [--data-dir D]
   taskgate operator set-status --login L --status ACTIVE|SUSPENDED|BANNED [--data-dir D]
   taskgate token --login L [--ttl SECONDS] [--data-dir D]
-  taskgate backup <file> [--data-dir D]
+  taskgate backup <file> [--data-dir D]      writes <file> (database) and <file>.ipfs (IPFS blocks)
   taskgate config            list every setting with its environment variable
   taskgate version
 `
@@ -122,12 +122,16 @@ async function main(argv: string[]): Promise<void> {
       const config = loadConfig(flags)
       const dbPath = resolve(config.dataDir, 'taskgate.db')
       if (!existsSync(dbPath)) fail(`no database at ${dbPath}`)
-      if (existsSync(target)) fail(`${target} already exists`)
-      const db = new Database(dbPath)
-      db.run('PRAGMA busy_timeout = 5000')
-      db.query('VACUUM INTO ?1').run(resolve(target)) // consistent online snapshot, safe while serving
-      db.close()
-      process.stdout.write(`backup written to ${resolve(target)}\n`)
+      const ipfsPath = resolve(config.dataDir, 'ipfs.db')
+      const targets = [[dbPath, resolve(target)], [ipfsPath, `${resolve(target)}.ipfs`]].filter(([from]) => existsSync(from!)) as [string, string][]
+      for (const [, to] of targets) if (existsSync(to)) fail(`${to} already exists`)
+      for (const [from, to] of targets) {
+        const db = new Database(from)
+        db.run('PRAGMA busy_timeout = 5000')
+        db.query('VACUUM INTO ?1').run(to) // consistent online snapshot, safe while serving
+        db.close()
+        process.stdout.write(`backup written to ${to}\n`)
+      }
       return
     }
     default:

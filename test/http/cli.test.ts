@@ -38,12 +38,15 @@ describe('CLI', () => {
       const t = await s.setupAdmin()
       await s.createKey(t, 'backed-up')
       const target = join(tempDir(), 'backup.db')
-      dirs.push(target)
+      dirs.push(target, `${target}.ipfs`)
       const b = await cli(['backup', target, '--data-dir', s.dataDir])
       expect(b.code).toBe(0)
       const db = new Database(target, { readonly: true })
       expect((db.query("SELECT count(*) AS n FROM api_keys WHERE label = 'backed-up'").get() as { n: number }).n).toBe(1)
       db.close()
+      const ipfs = new Database(`${target}.ipfs`, { readonly: true })
+      expect((ipfs.query("SELECT count(*) AS n FROM sqlite_master WHERE name = 'ipfs_blocks'").get() as { n: number }).n).toBe(1)
+      ipfs.close()
       expect((await cli(['backup', target, '--data-dir', s.dataDir])).code).not.toBe(0) // never overwrites
     } finally { await s.stop() }
   })
