@@ -1,16 +1,18 @@
 // TaskGate benchmark: binary size, cold start, throughput/latency per route against a bare
 // Bun.serve baseline (wrk), RSS, full-pipeline tasks/s (wrk, builtin provider, c=1/16/64) and the
-// gateway overhead around a provider call (bench/fake-openai.ts, see bench/lib/pipeline.ts).
+// gateway overhead around a provider call (bench/fake-openai.ts, see bench/lib/pipeline.ts) and the
+// cost of paying a submit with x402 instead of credits (a dedicated server, see bench/lib/payments.ts).
 // Writes bench/results/latest.json. Exits 0 even when targets are missed (it is a report);
 // non-zero only when the benchmark itself cannot run.
 //
 //   bun run bench/run.ts [--quick] [--duration N] [--warmup N] [--build] [--cold-runs N]
 //                        [--connections N] [--threads N] [--only SUBSTRING]
-//                        [--pipeline-duration N] [--overhead-samples N]
+//                        [--pipeline-duration N] [--overhead-samples N] [--payment-samples N]
 import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
+import { measurePayments, setupPayments, type PaymentsResult } from './lib/payments'
 import { measureOverhead, type OverheadResult } from './lib/pipeline'
 import { cleanEnv, cleanup, cleanupSync, cpuBetween, freePort, readCpu, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
 import { ensureWrk, luaScriptFor, parseSuccess, runWrk, successCountingLua, writeLuaScript, wrkVersion, type SuccessCount, type WrkResult } from './lib/wrk'
@@ -28,6 +30,12 @@ const BENCH_ENV = { TASKGATE_TIERS_ENTERPRISE_MONTHLY_CREDITS: '100000000' }
 const FAKE = { name: 'fake', model: 'fake-gpt', keys: ['sk-fake-1', 'sk-fake-2'] }
 const OVERHEAD_NAME = 'pipeline overhead fake-gpt c=1'
 const OVERHEAD_MAX_P50_MS = 1
+const PAYMENTS_NAME = 'payments x402 vs credits'
+const PAYMENTS_CONCURRENCY = 8
+const PAYMENTS_ADMIN = { login: 'benchadmin', password: 'benchpassword' }
+// The payments server: sign-ups open with 0 credits (the paid operator must pay every task) and a
+// wallet may pay far more than the default 60 requests per hour.
+const PAYMENTS_ENV = { TASKGATE_TIERS_FREE_MONTHLY_CREDITS: '0', TASKGATE_X402_MAX_PAID_PER_HOUR: '1000000', TASKGATE_FAUCET_MAX_USDC: '100' }
 
 // ---------------------------------------------------------------- options
 
@@ -35,17 +43,19 @@ interface Options {
   build: boolean; durationS: number; warmupS: number; coldRuns: number
   connections: number; threads: number; only: string | null; logLevel: string | null
   pipelineDurationS: number; overheadSamples: number; overheadWarmup: number
+  paymentSamples: number; paymentWarmup: number
 }
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null,
-    pipelineDurationS: 5, overheadSamples: 500, overheadWarmup: 50,
+    pipelineDurationS: 5, overheadSamples: 500, overheadWarmup: 50, paymentSamples: 300, paymentWarmup: 30,
   }
   let duration: number | null = null
   let warmup: number | null = null
   let pipelineDuration: number | null = null
   let overheadSamples: number | null = null
+  let paymentSamples: number | null = null
   const num = (raw: string | undefined, name: string) => {
     const v = Number(raw)
     if (!Number.isFinite(v) || v <= 0) usage(`${name} needs a positive number`)
@@ -57,7 +67,7 @@ function parseArgs(argv: string[]): Options {
     const val = (name: string) => num(inline ?? argv[++i], name)
     switch (flag) {
       case '--build': o.build = true; break
-      case '--quick': o.durationS = 3; o.warmupS = 1; o.pipelineDurationS = 2; o.overheadSamples = 200; o.overheadWarmup = 20; break
+      case '--quick': o.durationS = 3; o.warmupS = 1; o.pipelineDurationS = 2; o.overheadSamples = 200; o.overheadWarmup = 20; o.paymentSamples = 100; o.paymentWarmup = 10; break
       case '--duration': duration = val('--duration'); break
       case '--warmup': warmup = val('--warmup'); break
       case '--cold-runs': o.coldRuns = Math.round(val('--cold-runs')); break
@@ -65,6 +75,7 @@ function parseArgs(argv: string[]): Options {
       case '--threads': o.threads = Math.round(val('--threads')); break
       case '--pipeline-duration': pipelineDuration = val('--pipeline-duration'); break
       case '--overhead-samples': overheadSamples = Math.round(val('--overhead-samples')); break
+      case '--payment-samples': paymentSamples = Math.round(val('--payment-samples')); break
       case '--only': o.only = inline ?? argv[++i] ?? usage('--only needs a value'); break
       case '--log-level': o.logLevel = inline ?? argv[++i] ?? usage('--log-level needs a value'); break
       case '-h': case '--help': usage()
@@ -75,14 +86,16 @@ function parseArgs(argv: string[]): Options {
   if (warmup !== null) o.warmupS = warmup
   if (pipelineDuration !== null) o.pipelineDurationS = pipelineDuration
   if (overheadSamples !== null) o.overheadSamples = overheadSamples
+  if (paymentSamples !== null) { o.paymentSamples = paymentSamples; o.paymentWarmup = Math.max(1, Math.round(paymentSamples / 10)) }
   return o
 }
 
 function usage(err?: string): never {
   if (err) process.stderr.write(`error: ${err}\n`)
   process.stdout.write(`usage: bun run bench/run.ts [options]
-  --quick            3 s per load (1 s warm-up) instead of 10 s (2 s); pipeline 2 s instead of 5 s;
-                     overhead 200 rounds (20 warm-up) instead of 500 (50)
+  --quick            3 s per load (1 s warm-up) instead of 10 s (2 s); pipeline and payments c=${PAYMENTS_CONCURRENCY} 2 s
+                     instead of 5 s; overhead 200 rounds (20 warm-up) instead of 500 (50); payments 100
+                     sequential rounds (10 warm-up) instead of 300 (30)
   --duration N       seconds per measured load (default 10)
   --warmup N         seconds of warm-up load before each measurement (default 2)
   --build            rebuild dist/taskgate even when it looks up to date
@@ -91,9 +104,10 @@ function usage(err?: string): never {
   --threads N        wrk threads (default 1)
   --only SUBSTRING   only run scenarios whose name contains SUBSTRING; the bare baseline runs when a
                      route scenario is chosen. Pipeline: "pipeline" (all), "pipeline builtin",
-                     "c=16", "overhead"
+                     "c=16", "overhead"; x402 payments: "payments"
   --pipeline-duration N  seconds per pipeline load (default 5; the warm-up is --warmup)
   --overhead-samples N   measured rounds of the overhead measurement (default 500, 50 warm-up)
+  --payment-samples N    measured sequential rounds of the payments part (default 300; warm-up N/10)
   --log-level L      pass --log-level L to the server under load (default: not passed, i.e. info;
                      for diagnosis only, the targets are defined with the default)
 `)
@@ -235,6 +249,35 @@ interface ScenarioResult {
   raw: string
 }
 
+// ---------------------------------------------------------------- payments
+
+/** The payments part: its own data dir and server (see PAYMENTS_ENV), an admin made by the CLI. */
+async function runPayments(opts: Options): Promise<PaymentsResult> {
+  const work = tempDir('taskgate-pay-')
+  const dataDir = join(work, 'data')
+  const created = run([BIN, 'operator', 'create', '--login', PAYMENTS_ADMIN.login, '--password', PAYMENTS_ADMIN.password, '--admin', '--data-dir', dataDir], { cwd: work, env: cleanEnv(PAYMENTS_ENV).env })
+  if (created.code !== 0) throw new Error(`operator create (payments admin) failed (${created.code}): ${created.err || created.out}`)
+  const tg = await startTaskgate(dataDir, work, join(work, 'taskgate.log'), opts.logLevel ? ['--log-level', opts.logLevel] : [], PAYMENTS_ENV)
+  try {
+    const { accessToken } = await api<{ accessToken: string }>(`${tg.url}/api/v1/auth/login`, { method: 'POST', body: PAYMENTS_ADMIN })
+    const setup = await setupPayments(tg.url, accessToken)
+    process.stdout.write(`load: ${PAYMENTS_NAME} (${opts.paymentWarmup} warm-up + ${opts.paymentSamples} rounds of paid / credits, sequential; then c=${PAYMENTS_CONCURRENCY} paid and credits, warm-up ${opts.warmupS} s, measure ${opts.pipelineDurationS} s) ... `)
+    const r = await measurePayments({
+      setup, serverPid: tg.proc.pid, warmup: opts.paymentWarmup, samples: opts.paymentSamples,
+      concurrency: PAYMENTS_CONCURRENCY, warmupS: opts.warmupS, durationS: opts.pipelineDurationS,
+      log: (x) => process.stdout.write(x),
+    })
+    log(`paid − credits p50 ${f(r.sequential.costMs.p50, 3)} ms; c=${PAYMENTS_CONCURRENCY} paid ${f(r.concurrent.paid.tasksPerS, 0)} tasks/s, credits ${f(r.concurrent.credits.tasksPerS, 0)} tasks/s${r.failureCount ? `, ${r.failureCount} failed` : ''}`)
+    for (const x of r.failures) log(`  failed ${x.phase}: ${x.status} ${x.body}`)
+    return r
+  } catch (e) {
+    throw new Error(`${e instanceof Error ? e.message : String(e)}\n--- ${tg.logFile}\n${tail(tg.logFile)}`)
+  } finally {
+    await stop(tg.proc)
+    removeTempDir(work)
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -246,7 +289,8 @@ async function main(): Promise<void> {
   const routeChosen = SCENARIOS.some((s) => (s.group ?? 'routes') === 'routes' && !s.baseline && matches(s.name))
   const chosen = SCENARIOS.filter((s) => (s.baseline ? routeChosen || matches(s.name) : matches(s.name)))
   const overheadChosen = matches(OVERHEAD_NAME)
-  if (chosen.length === 0 && !overheadChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME].join(' | ')})`)
+  const paymentsChosen = matches(PAYMENTS_NAME)
+  if (chosen.length === 0 && !overheadChosen && !paymentsChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME].join(' | ')})`)
   const wrk = ensureWrk()
   const loadAtStart = loadavg()[0]!
   if (loadAtStart > 0.5) log(`warning: load average is ${f(loadAtStart, 2)} before the benchmark; other processes compete for the CPU and the numbers will be noisy`)
@@ -391,6 +435,10 @@ async function main(): Promise<void> {
   if (fake) await stop(fake.proc)
   removeTempDir(work)
 
+  // 7c. x402 payments against credits, on a dedicated server
+  let payments: PaymentsResult | null = null
+  if (paymentsChosen) payments = await runPayments(opts)
+
   // 8. report
   const memory = {
     idleRssMb: kbToMb(idle.rssKb),
@@ -420,6 +468,13 @@ async function main(): Promise<void> {
   if (overhead) {
     checks.push({ name: 'pipeline overhead p50 (fake-gpt − direct)', value: `${f(overhead.overheadP50Ms, 3)} ms`, limit: `< ${OVERHEAD_MAX_P50_MS} ms`, pass: overhead.overheadP50Ms < OVERHEAD_MAX_P50_MS })
     if (overhead.failureCount > 0) checks.push({ name: 'pipeline overhead: failed calls', value: String(overhead.failureCount), limit: '0', pass: false })
+  }
+  if (payments) {
+    const bad = payments.failureCount
+    checks.push({ name: 'payments: non-200 / not COMPLETED / no receipt', value: String(bad), limit: '0', pass: bad === 0 })
+    const c = payments.checks
+    if (c.paidOperatorBalance !== null) checks.push({ name: 'payments: paid operator credit balance after', value: String(c.paidOperatorBalance), limit: '= 0', pass: c.paidOperatorBalance === 0 })
+    if (c.sequentialWalletSpentUsdc !== null) checks.push({ name: 'payments: USDC spent by the sequential wallet', value: String(c.sequentialWalletSpentUsdc), limit: `= ${c.sequentialWalletExpectedUsdc}`, pass: Math.abs(c.sequentialWalletSpentUsdc - c.sequentialWalletExpectedUsdc) < 1e-6 })
   }
   checks.push({ name: 'cold start (median)', value: `${f(cold.medianMs)} ms`, limit: `< ${LIMITS.coldStartMs} ms`, pass: cold.medianMs < LIMITS.coldStartMs })
   checks.push({ name: 'RSS idle', value: `${f(memory.idleRssMb)} MB`, limit: `< ${LIMITS.idleRssMb} MB`, pass: memory.idleRssMb < LIMITS.idleRssMb })
@@ -487,6 +542,43 @@ async function main(): Promise<void> {
     st('builtin ', o.stagesBuiltin)
     log()
   }
+  if (payments) {
+    const p = payments
+    log(`x402 payments: POST /api/v1/tasks/submit paid with X-PAYMENT vs paid from credits (${p.samples} measured rounds after ${p.warmup} warm-up):`)
+    for (const l of p.method.split('\n')) log(`  ${l}`)
+    const pc = ['', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'n']
+    const row = (label: string, x: PaymentsResult['sequential']['paid']) => [label, f(x.p50Ms, 3), f(x.p90Ms, 3), f(x.p99Ms, 3), f(x.meanMs, 3), String(x.n)]
+    const c = p.sequential.costMs
+    const pr = [
+      row('submit paid (X-PAYMENT)', p.sequential.paid), row('submit from credits', p.sequential.credits),
+      ['cost of verify + settle (paid − credits)', f(c.p50, 3), f(c.p90, 3), f(c.p99, 3), f(c.mean, 3), ''],
+      row('client: createPaymentHeader (not timed above)', p.sequential.signing),
+    ]
+    const pw = pc.map((col, i) => Math.max(col.length, ...pr.map((r) => r[i]!.length)))
+    const pl = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(pw[i]!) : cell.padStart(pw[i]!))).join('  ')
+    log(`  ${pl(pc)}`)
+    for (const r of pr) log(`  ${pl(r)}`)
+    const cc = ['concurrent', 'tasks/s', 'p50 ms', 'p99 ms', 'completed', 'failed', 'CPU', 'CPU ms/task']
+    const cr = ([['paid', p.concurrent.paid], ['credits', p.concurrent.credits]] as const).map(([label, x]) => [
+      `c=${x.concurrency} ${label}`, f(x.tasksPerS, 0), f(x.latency.p50Ms, 2), f(x.latency.p99Ms, 2), String(x.completed), String(x.failed),
+      x.cpuCores === null ? 'n/a' : f(x.cpuCores, 2), x.cpuMsPerTask === null ? 'n/a' : f(x.cpuMsPerTask, 3),
+    ])
+    const cw2 = cc.map((col, i) => Math.max(col.length, ...cr.map((r) => r[i]!.length)))
+    const cl = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(cw2[i]!) : cell.padStart(cw2[i]!))).join('  ')
+    log(`  ${cl(cc)}`)
+    for (const r of cr) log(`  ${cl(r)}`)
+    const pcpu = p.concurrent.paid.cpuMsPerTask
+    const ccpu = p.concurrent.credits.cpuMsPerTask
+    log(`  c=${p.concurrent.paid.concurrency}: warm-up ${p.concurrent.paid.warmupS} s, measured ${f(p.concurrent.paid.measuredS, 2)} s (paid) / ${f(p.concurrent.credits.measuredS, 2)} s (credits); CPU = server process in cores; the client shares the machine`)
+    if (pcpu !== null && ccpu !== null) log(`  server CPU per task: paid − credits = ${f(pcpu - ccpu, 3)} ms`)
+    log(`  pre-signed ${p.concurrent.presigned} headers over ${p.concurrent.wallets} wallet(s) in ${f(p.concurrent.presignS, 1)} s (${f(p.concurrent.presignMsPerHeader, 3)} ms each)${p.concurrent.paid.headersExhausted ? '; the paid run used them all before the end (window shortened)' : ''}`)
+    const h = p.history
+    log(`  payer history (${h.heavy.n} alternating rounds after the load): paid submit by a wallet with ${h.heavyPayments} payments this hour p50 ${f(h.heavy.p50Ms, 3)} / p99 ${f(h.heavy.p99Ms, 3)} ms, by one with ${h.lightPayments} p50 ${f(h.light.p50Ms, 3)} / p99 ${f(h.light.p99Ms, 3)} ms (p50 difference ${f(h.diffP50Ms, 3)} ms)`)
+    log(`  for scale: viem verifyTypedData of one authorization (the server's signature check) in the bench process: p50 ${f(p.verifyInBench.p50Ms, 3)} ms, mean ${f(p.verifyInBench.meanMs, 3)} ms`)
+    if (p.failureCount) log(`  ${p.failureCount} failed responses (by status: ${Object.entries(p.failuresByStatus).map(([k, v]) => `${k}×${v}`).join(', ')})`)
+    for (const x of p.failures) log(`    ${x.phase}: ${x.status} ${x.body}`)
+    log()
+  }
   log(`binary size        ${f(sizeMb)} MB${build.built ? ` (built in ${f(build.seconds)} s: ${build.reason})` : ''}`)
   log(`cold start         min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms  (${cold.runsMs.map((x) => f(x)).join(', ')}); \`taskgate version\` alone: ${f(cold.execFloorMs)} ms`)
   log(`RSS                idle ${f(memory.idleRssMb)} MB / under load ${memory.underLoadRssMb === null ? 'n/a' : f(memory.underLoadRssMb)} MB / peak (VmHWM) ${memory.peakHwmMb === null ? 'n/a' : f(memory.peakHwmMb)} MB   (bare Bun.serve idle ${memory.bareIdleRssMb === null ? 'n/a' : f(memory.bareIdleRssMb)} MB)`)
@@ -519,6 +611,7 @@ async function main(): Promise<void> {
       bestTasksPerS: best?.success?.perS ?? null,
       overhead,
     },
+    payments,
     checks,
   }, null, 2)}\n`)
   log()
