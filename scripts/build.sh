@@ -7,5 +7,5 @@ mkdir -p dist
 "$BUN" build --compile --minify --bytecode --format=esm \
   --no-compile-autoload-dotenv --no-compile-autoload-bunfig \
   --asset ui --asset migrations \
-  src/main.ts --outfile dist/taskgate "$@"
+  src/main.ts src/chain/sign-worker.ts --outfile dist/taskgate "$@"
 ls -l dist/taskgate | awk '{printf "dist/taskgate: %.1f MB\n", $5/1048576}'

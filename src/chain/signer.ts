@@ -53,7 +53,11 @@ export class Signer {
   readonly keyId: string
   readonly receiptDomain: { name: string; version: string; chainId: number }
   readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
-  constructor(privateKey: Hex, readonly since: string, readonly chainId: number) {
+  private worker: Worker | null = null
+  private pending = new Map<number, { resolve: (s: Hex) => void; reject: (e: Error) => void }>()
+  private seq = 0
+
+  constructor(private privateKey: Hex, readonly since: string, readonly chainId: number) {
     this.receiptDomain = { name: 'TaskGate Receipt', version: '1', chainId }
     this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
     this.account = privateKeyToAccount(privateKey)
@@ -62,8 +66,35 @@ export class Signer {
 
   get address(): `0x${string}` { return this.account.address }
 
+  /** Moves signing to a worker thread (the second core); without one, signing stays in-process. */
+  startWorker(): boolean {
+    try {
+      const w = new Worker(new URL('./sign-worker.ts', import.meta.url).href)
+      w.onmessage = (e: MessageEvent) => {
+        const { id, signature, error } = e.data as { id: number; signature?: Hex; error?: string }
+        const p = this.pending.get(id)
+        this.pending.delete(id)
+        if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
+      }
+      w.onerror = () => { this.worker = null; for (const p of this.pending.values()) p.reject(new Error('signing worker failed')); this.pending.clear() }
+      w.postMessage({ init: this.privateKey })
+      ;(w as Worker & { unref(): void }).unref() // never keeps the process alive
+      this.worker = w
+      return true
+    } catch { return false }
+  }
+
+  stopWorker(): void { this.worker?.terminate(); this.worker = null }
+
+  private sign(typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]): Promise<Hex> {
+    const w = this.worker
+    if (!w) return this.account.signTypedData(typedData)
+    const id = ++this.seq
+    return new Promise((resolve, reject) => { this.pending.set(id, { resolve, reject }); w.postMessage({ id, typedData }) })
+  }
+
   async signReceipt(message: ReceiptMessage): Promise<SignedTypedData<Record<string, unknown>>> {
-    const signature = await this.account.signTypedData({ domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message })
+    const signature = await this.sign({ domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message } as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0])
     return { payload: { domain: { ...this.receiptDomain }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message: jsonSafe(message as unknown as Record<string, unknown>) }, signature, signer: this.address }
   }
 
@@ -73,7 +104,7 @@ export class Signer {
       version: 2, schema: TASK_SCHEMA_UID, recipient: a.recipient ?? zeroAddress, time: a.time, expirationTime: 0n,
       revocable: true, refUID: a.refUID ?? (`0x${'0'.repeat(64)}` as Hex), data: a.data, salt: a.salt,
     }
-    const signature = await this.account.signTypedData({ domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest', message })
+    const signature = await this.sign({ domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest', message } as Parameters<PrivateKeyAccount['signTypedData']>[0])
     const uid = offchainUid(message)
     const { r, s, v } = splitSig(signature)
     return {

@@ -19,6 +19,8 @@ export class JobRunner {
   private timer: ReturnType<typeof setInterval> | undefined
   private inflight = new Map<number, Promise<void>>()
   private pumping = false
+  private ready: JobRow[] = []
+  private backlog = false
   private unsubscribe: (() => void) | undefined
   private idle: Promise<void> | null = null
   private resolveIdle: (() => void) | null = null
@@ -50,9 +52,33 @@ export class JobRunner {
   /** Adds a job; with a dedupeKey, a second pending job of the same key is not created (returns null). */
   enqueue(kind: string, payload: unknown, o: EnqueueOptions = {}): number | null {
     const now = this.clock.now()
-    const row = this.stmts.insert.get(kind, JSON.stringify(payload), o.runAt ?? now, o.maxAttempts ?? 5, o.dedupeKey ?? null, now) as { id: number } | null
-    if (row && (o.runAt ?? now) <= now) queueMicrotask(() => this.pump())
+    const json = JSON.stringify(payload)
+    const row = this.stmts.insert.get(kind, json, o.runAt ?? now, o.maxAttempts ?? 5, o.dedupeKey ?? null, now) as { id: number } | null
+    if (row && (o.runAt ?? now) <= now) {
+      // Start it directly once the caller's transaction is over (no need to query for due jobs).
+      this.ready.push({ id: row.id, kind, payload: json, status: 'pending', runAt: o.runAt ?? now, attempts: 0, maxAttempts: o.maxAttempts ?? 5 })
+      if (this.ready.length === 1) queueMicrotask(() => this.startReady())
+    }
     return row?.id ?? null
+  }
+
+  private startReady(): void {
+    const batch = this.ready
+    this.ready = []
+    for (const job of batch) {
+      if (this.inflight.size >= this.concurrency) { this.backlog = true; continue } // stays pending: pump() finds it
+      if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue // rolled back, or already taken
+      this.launch(job)
+    }
+  }
+
+  private launch(job: JobRow): void {
+    const p = this.runOne(job).finally(() => {
+      this.inflight.delete(job.id)
+      if (this.backlog) this.pump()
+      if (this.inflight.size === 0 && this.resolveIdle) { const r = this.resolveIdle; this.idle = null; this.resolveIdle = null; r() }
+    })
+    this.inflight.set(job.id, p)
   }
 
   start(pollMs = 250): void {
@@ -99,15 +125,11 @@ export class JobRunner {
           if (this.inflight.size >= this.concurrency) break
           if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue
           started++
-          const p = this.runOne(job).finally(() => {
-            this.inflight.delete(job.id)
-            this.pump()
-            if (this.inflight.size === 0 && this.resolveIdle) { const r = this.resolveIdle; this.idle = null; this.resolveIdle = null; r() }
-          })
-          this.inflight.set(job.id, p)
+          this.launch(job)
         }
         if (started === 0) break
       }
+      this.backlog = this.inflight.size >= this.concurrency
     } finally {
       this.pumping = false
     }
