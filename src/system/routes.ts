@@ -39,6 +39,23 @@ export function publicConfig(s: Services): Record<string, unknown> {
   }
 }
 
+/** Gauges read from the database at scrape time: tasks by status, queues, jobs. */
+function serviceGauges(s: Services): string[] {
+  const db = s.db.$client
+  const lines = ['# HELP taskgate_tasks Tasks by status.', '# TYPE taskgate_tasks gauge']
+  for (const r of db.query('SELECT status, count(*) AS n FROM tasks GROUP BY status').all() as { status: string; n: number }[]) lines.push(`taskgate_tasks{status="${r.status}"} ${r.n}`)
+  const q = (sql: string) => (db.query(sql).get() as { n: number }).n
+  lines.push(
+    '# HELP taskgate_compute_queue_depth Compute overflow jobs waiting for a key.', '# TYPE taskgate_compute_queue_depth gauge',
+    `taskgate_compute_queue_depth ${q("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued'")}`,
+    '# HELP taskgate_jobs_pending Durable jobs waiting to run.', '# TYPE taskgate_jobs_pending gauge',
+    `taskgate_jobs_pending ${q("SELECT count(*) AS n FROM jobs WHERE status = 'pending'")}`,
+    '# HELP taskgate_jobs_failed Durable jobs that failed permanently (kept 7 days).', '# TYPE taskgate_jobs_failed gauge',
+    `taskgate_jobs_failed ${q("SELECT count(*) AS n FROM jobs WHERE status = 'failed'")}`,
+  )
+  return lines
+}
+
 export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
   const tags = ['System']
   let openapiCache: string | null = null
@@ -71,7 +88,7 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
           const given = request.headers.get('authorization')?.replace(/^bearer\s+/i, '') ?? ''
           if (given !== s.config.metricsToken) throw unauthorized('UNAUTHENTICATED', 'metrics require the metrics token')
         }
-        return new Response(s.metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+        return new Response(s.metrics.render(serviceGauges(s)), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
       },
     }),
     defineRoute({

@@ -51,6 +51,8 @@ describe('metrics', () => {
     const again = (await s.get('/metrics', { token: 'metrics-secret' })).text
     expect(again).not.toContain('random-path')
     expect(again).toContain('route="unmatched",status="404"')
+    expect(again).toMatch(/taskgate_compute_queue_depth \d+/)
+    expect(again).toMatch(/taskgate_jobs_pending \d+/)
   })
 })
 
