@@ -156,6 +156,15 @@ describe('submission rules', () => {
   })
 })
 
+describe('metrics', () => {
+  test('/metrics counts tasks by status', async () => {
+    const text = (await s.get('/metrics')).text
+    const completed = Number(text.match(/taskgate_tasks\{status="COMPLETED"\} (\d+)/)?.[1])
+    expect(completed).toBeGreaterThanOrEqual(2)
+    expect(text).toMatch(/taskgate_tasks\{status="FAILED"\} \d+/)
+  })
+})
+
 describe('explorer pages', () => {
   test('the default explorer URLs of a task resolve to pages on the appliance', async () => {
     const r = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'general', prompt: 'Explorer check. It has two sentences.' }, { key: agent.apiKey })
