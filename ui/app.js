@@ -1,16 +1,19 @@
 // TaskGate admin UI: vanilla JS, no build step, no external resources.
 // Server data is only ever written with textContent / attributes (never innerHTML).
 //
-// Adding a page (agents, tasks, billing, approvals…): call
-//   route('name', { title, auth: 'required' | 'guest' | 'any', nav: 'Menu label', visible: (me) => bool, render })
+// Adding a page: call
+//   route('name', { title, auth: 'required' | 'guest' | 'any', nav: 'Menu label', order, visible: (me) => bool, render })
 // and fetch data with api(method, path, body). `render(ctx)` (may be async) gets
 //   ctx.view    the (empty) element to fill
 //   ctx.params  URLSearchParams of the part of the hash after '?'
+//   ctx.sub     the decoded rest of the path after the route name ('#/tasks/<id>' → '<id>'), or ''
+//   ctx.onLeave (fn) => run fn when the user navigates away (close EventSources, stop timers)
 //   ctx.error   (err) => show an error banner (ignored once the user navigated away)
 //   ctx.flash   (text) => show a success message
 //   ctx.alive   () => false once the user navigated away
 
 const TOKEN_KEY = 'taskgate.accessToken'
+const HOME = 'agents' // the page signed-in operators land on
 const TOKEN_EXP_KEY = 'taskgate.accessTokenExpiresAt'
 
 // ---------------------------------------------------------------------------
@@ -251,9 +254,13 @@ export function route(name, def) {
 function parseHash() {
   const raw = location.hash.replace(/^#\/?/, '')
   const q = raw.indexOf('?')
-  const name = (q >= 0 ? raw.slice(0, q) : raw) || ''
+  const path = q >= 0 ? raw.slice(0, q) : raw
+  const slash = path.indexOf('/')
+  const name = (slash >= 0 ? path.slice(0, slash) : path) || ''
+  let sub = slash >= 0 ? path.slice(slash + 1).replace(/\/+$/, '') : ''
+  try { sub = decodeURIComponent(sub) } catch { /* keep it raw */ }
   const params = new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '')
-  return { name, params }
+  return { name, sub, params }
 }
 
 function currentRouteName() { return parseHash().name }
@@ -266,14 +273,25 @@ export function go(name, replace = false) {
 }
 
 let generation = 0
+let leaveHandlers = []
+
+/** Runs (and forgets) the previous page's onLeave handlers. */
+function leavePage() {
+  const handlers = leaveHandlers
+  leaveHandlers = []
+  for (const fn of handlers) {
+    try { fn() } catch { /* keep going */ }
+  }
+}
 
 async function render() {
   const gen = ++generation
-  let { name, params } = parseHash()
-  if (!routes[name]) name = session.token ? 'keys' : 'login'
+  leavePage()
+  let { name, sub, params } = parseHash()
+  if (!routes[name]) { name = session.token ? HOME : 'login'; sub = '' }
   const def = routes[name]
   if (def.auth === 'required' && !session.token) { go('login', true); return }
-  if (def.auth === 'guest' && session.token) { go('keys', true); return }
+  if (def.auth === 'guest' && session.token) { go(HOME, true); return }
 
   clearBanner()
   clearFlash()
@@ -284,9 +302,10 @@ async function render() {
   view.id = 'view'
   const alive = () => gen === generation && view.isConnected
   const ctx = {
-    view, params, alive,
+    view, params, sub, alive,
     error: (err) => { if (alive()) showError(err) },
     flash: (text) => { if (alive()) showFlash(text) },
+    onLeave: (fn) => { if (gen === generation) leaveHandlers.push(fn); else fn() },
   }
   document.title = def.title ? `${def.title} · TaskGate` : 'TaskGate'
 
@@ -309,14 +328,15 @@ async function render() {
 function renderNav(active) {
   const nav = $('nav')
   const links = []
-  for (const [name, def] of Object.entries(routes)) {
+  const entries = Object.entries(routes).sort((a, b) => (a[1].order ?? 100) - (b[1].order ?? 100))
+  for (const [name, def] of entries) {
     if (!def.nav) continue
     if (def.auth === 'required' && !session.token) continue
     if (def.auth === 'guest' && session.token) continue
     if (def.visible && !def.visible(state.me)) continue
     links.push(h('a', { href: `#/${name}`, class: name === active ? 'active' : null, 'aria-current': name === active ? 'page' : null }, def.nav))
   }
-  links.push(h('a', { href: '/docs' }, 'API docs'))
+  links.push(h('a', { href: '/docs' }, 'Docs'))
   nav.replaceChildren(...links)
 
   const sess = $('session')
@@ -363,7 +383,7 @@ function accountBody(v) {
 
 function signedIn(tokenResponse) {
   session.set(tokenResponse.accessToken, tokenResponse.expiresIn)
-  go('keys', true)
+  go(HOME, true)
 }
 
 route('setup', {
@@ -435,7 +455,7 @@ route('login', {
 })
 
 route('keys', {
-  title: 'API keys', nav: 'API keys',
+  title: 'API keys', nav: 'Keys', order: 40,
   async render(ctx) {
     const me = state.me
     ctx.view.append(pageHead('API keys', 'Keys authenticate agents and scripts with the x-api-key header. The full key is shown only once, when it is created.'))
@@ -490,17 +510,25 @@ route('keys', {
 })
 
 function newKeyBox(created, dismiss) {
-  const value = h('code', { class: 'keyvalue', 'aria-label': 'New API key' }, created.key)
+  return secretBox({
+    title: `Key "${created.label}" created`, secret: created.key, dismiss,
+    note: `Send it as the x-api-key header. Prefix ${created.keyPrefix}, rate limit ${created.rateLimitRpm} requests/min.`,
+  })
+}
+
+/** The yellow "copy this now" box for a secret the server returns once (API keys, agent keys). */
+function secretBox({ title, secret, note, dismiss }) {
+  const value = h('code', { class: 'keyvalue', 'aria-label': 'New API key' }, secret)
   const copyBtn = h('button', { type: 'button', onclick: async () => {
-    const ok = await copyText(created.key, value)
+    const ok = await copyText(secret, value)
     copyBtn.textContent = ok ? 'Copied' : 'Select and copy manually'
     setTimeout(() => { copyBtn.textContent = 'Copy' }, 2000)
   } }, 'Copy')
   return h('div', { class: 'keybox', role: 'region', 'aria-label': 'New API key' },
-    h('h2', null, `Key "${created.label}" created`),
+    h('h2', null, title),
     h('p', { class: 'warning' }, 'Copy this key now: it will not be shown again.'),
     h('div', { class: 'keyrow' }, value, copyBtn, h('button', { type: 'button', class: 'secondary', onclick: dismiss }, 'Done')),
-    h('p', { class: 'muted small', style: 'margin:10px 0 0' }, `Send it as the x-api-key header. Prefix ${created.keyPrefix}, rate limit ${created.rateLimitRpm} requests/min.`))
+    note ? h('p', { class: 'muted small', style: 'margin:10px 0 0' }, note) : null)
 }
 
 async function copyText(text, el) {
@@ -548,7 +576,7 @@ function keyType(k) {
 }
 
 route('profile', {
-  title: 'Profile', nav: 'Profile',
+  title: 'Profile', nav: 'Profile', order: 50,
   async render(ctx) {
     const me = await loadMe(true)
     if (!ctx.alive()) return
@@ -583,7 +611,7 @@ const TIERS = ['FREE', 'PRO', 'ENTERPRISE']
 const STATUSES = ['ACTIVE', 'SUSPENDED', 'BANNED']
 
 route('operators', {
-  title: 'Operators', nav: 'Operators',
+  title: 'Operators', nav: 'Operators', order: 60,
   visible: (me) => !!(me && me.flags && me.flags.admin),
   async render(ctx) {
     ctx.view.append(pageHead('Operators', 'Every operator account on this server. Changes apply immediately.'))
@@ -640,6 +668,953 @@ function operatorRow(op, ctx) {
 }
 
 // ---------------------------------------------------------------------------
+// Shared pieces of the agent, task, billing and provider pages
+
+const CAPABILITIES = ['general', 'code', 'analysis', 'creative', 'trade_signal', 'sentiment_analysis', 'evm_action', 'spend_control', 'data_analysis', 'external_comms', 'deploy_actions', 'content_publication']
+const TASK_STATUSES = ['PENDING_APPROVAL', 'QUEUED', 'PROCESSING', 'COMPLETED', 'FAILED']
+const TASK_STATUS_COLOR = { COMPLETED: 'green', FAILED: 'red', PROCESSING: 'blue', QUEUED: 'amber', PENDING_APPROVAL: 'purple' }
+const VERIFICATION_COLOR = { VERIFIED: 'green', FAILED: 'red' }
+const STAGES = [
+  ['policy', 'Policy'], ['debit', 'Debit'], ['compute', 'Compute'], ['verification', 'Verification'],
+  ['ipfs', 'IPFS'], ['fingerprint', 'Fingerprint'], ['attestation', 'Attestation'], ['receipt', 'Receipt'],
+]
+const STAGE_NUMBER = Object.fromEntries(STAGES.map(([name], i) => [name, i + 1]))
+/** Stage events are keyed by stage name (a 'queued' event carries the compute name with the previous stage number). */
+const stageOf = (e) => STAGE_NUMBER[e.name] || e.stage
+
+function badge(text, color) { return text ? h('span', { class: `badge ${color || ''}` }, text) : dash() }
+function taskStatusBadge(s) { return badge(s, TASK_STATUS_COLOR[s]) }
+function agentStatusBadge(s) { return badge(s, s === 'ACTIVE' ? 'green' : '') }
+
+function fmtScore(score) { return typeof score === 'number' ? score.toFixed(2) : null }
+function fmtInt(n) { return typeof n === 'number' ? n.toLocaleString('en-US') : '—' }
+function fmtMs(ms) { return typeof ms === 'number' ? (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms).toLocaleString('en-US')} ms`) : null }
+function humanize(code) { return code ? String(code).replace(/_/g, ' ') : '' }
+
+function verificationCell(status, score) {
+  if (!status && typeof score !== 'number') return dash()
+  return h('span', { class: 'nowrap' }, status ? badge(status, VERIFICATION_COLOR[status]) : null,
+    typeof score === 'number' ? h('span', { class: 'muted small' }, ` ${fmtScore(score)}`) : null)
+}
+
+/** Settled: nothing more will happen without someone acting (finished, failed, or held for approval). */
+function isSettled(task) { return task.status === 'COMPLETED' || task.status === 'FAILED' || task.status === 'PENDING_APPROVAL' }
+
+/** Only http(s) links from server data become hrefs. */
+function safeHref(url) {
+  if (!url) return null
+  try {
+    const u = new URL(String(url), location.origin)
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null
+  } catch { return null }
+}
+
+function extLink(url, text) {
+  const href = safeHref(url)
+  if (!href) return url ? h('code', null, String(url)) : dash()
+  return h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, text || String(url))
+}
+
+function taskLink(id) { return h('a', { href: `#/tasks/${encodeURIComponent(id)}`, class: 'mono' }, id) }
+function agentLink(id, name) { return id ? h('a', { href: `#/agents/${encodeURIComponent(id)}` }, name || h('code', null, id)) : dash() }
+function ipfsLink(cid) { return cid ? extLink(`/ipfs/${encodeURIComponent(cid)}`, cid) : dash() }
+function proofLink(cid) { return cid ? extLink(`/api/v1/public/proof/${encodeURIComponent(cid)}`, cid) : dash() }
+function mono(v) { return v ? h('code', { class: 'break' }, String(v)) : dash() }
+
+function qs(obj) {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined && v !== null && v !== '') p.set(k, String(v))
+  const s = p.toString()
+  return s ? `?${s}` : ''
+}
+
+function intParam(params, name, def) {
+  const n = Number(params.get(name))
+  return Number.isInteger(n) && n > 0 ? n : def
+}
+
+/** "Page x of y" with previous/next links; hrefFor(page) gives the hash of a page. */
+function pager({ page, totalPages, total }, hrefFor, noun) {
+  const pages = Math.max(1, totalPages || 1)
+  const prev = page > 1 ? h('a', { class: 'button secondary small', href: hrefFor(page - 1), rel: 'prev' }, '← Previous') : h('span', { class: 'button secondary small disabled', 'aria-disabled': 'true' }, '← Previous')
+  const next = page < pages ? h('a', { class: 'button secondary small', href: hrefFor(page + 1), rel: 'next' }, 'Next →') : h('span', { class: 'button secondary small disabled', 'aria-disabled': 'true' }, 'Next →')
+  return h('nav', { class: 'pager', 'aria-label': 'Pagination' },
+    h('span', { class: 'muted small' }, `Page ${page} of ${pages} · ${fmtInt(total)} ${noun}`), h('span', { class: 'pager-links' }, prev, next))
+}
+
+function statCard(label, value, sub) {
+  return h('div', { class: 'stat' }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value' }, value), sub ? h('div', { class: 'stat-sub' }, sub) : null)
+}
+
+function trend(n, unit = '', lowerIsBetter = false) {
+  if (typeof n !== 'number' || n === 0) return h('span', { class: 'muted' }, 'same as last month')
+  const good = lowerIsBetter ? n < 0 : n > 0
+  return h('span', { class: good ? 'trend up' : 'trend down' }, `${n > 0 ? '+' : '−'}${Math.abs(Math.round(n * 100) / 100).toLocaleString('en-US')}${unit} vs last month`)
+}
+
+function jsonBlock(value) { return h('pre', { class: 'code' }, JSON.stringify(value, null, 2)) }
+
+function dl(rows) {
+  return h('dl', { class: 'dl' }, rows.filter(Boolean).flatMap(([k, v]) => [h('dt', null, k), h('dd', null, v)]))
+}
+
+function textarea(attrs) { return h('textarea', { rows: 4, ...attrs }) }
+
+/** A collapsible card (details/summary). */
+function foldCard(title, open, ...body) {
+  return h('details', { class: 'card fold', open: open || null }, h('summary', null, h('h2', null, title)), h('div', { class: 'fold-body' }, body))
+}
+
+/** A short text for a stage's detail object: "credits 1 · provider builtin". */
+function stageDetailText(detail) {
+  if (!detail || typeof detail !== 'object') return ''
+  return Object.entries(detail).map(([k, v]) => {
+    let s = typeof v === 'string' ? v : JSON.stringify(v)
+    if (typeof s === 'string' && /^(0x[0-9a-f]{16,}|baf[a-z0-9]{20,})$/i.test(s)) s = `${s.slice(0, 10)}…${s.slice(-4)}`
+    return `${k} ${s}`
+  }).join(' · ')
+}
+
+/**
+ * The 8 pipeline stages as a strip. setTask() draws from a task's timeline; apply() adds a live event.
+ */
+function stageStrip() {
+  const el = h('ol', { class: 'stages', 'aria-label': 'Pipeline stages' })
+  let events = new Map() // stage number → latest event
+  let taskStatus = null
+  let live = false
+  function draw() {
+    let last = 0
+    for (const n of events.keys()) last = Math.max(last, n)
+    const lastEvent = events.get(last)
+    const halted = lastEvent && (lastEvent.status === 'failed' || lastEvent.status === 'held')
+    el.replaceChildren(...STAGES.map(([name, label], i) => {
+      const n = i + 1
+      const e = events.get(n)
+      let st = e ? e.status : 'pending'
+      if (!e && !halted && n === last + 1 && (taskStatus === 'PROCESSING' || taskStatus === 'QUEUED') && live) st = 'running'
+      if (!e && halted) st = 'skipped'
+      if (e && st === 'completed') st = 'done'
+      const detail = e ? stageDetailText(e.detail) : ''
+      return h('li', { class: `stage st-${st}`, title: e && e.detail ? JSON.stringify(e.detail, null, 1) : null, dataset: { stage: String(n), status: st } },
+        h('div', { class: 'stage-top' }, h('span', { class: 'stage-dot', 'aria-hidden': 'true' }, st === 'done' ? '✓' : st === 'failed' ? '✕' : String(n)), h('span', { class: 'stage-name' }, label)),
+        h('div', { class: 'stage-status' }, st === 'running' ? 'running…' : st),
+        detail ? h('div', { class: 'stage-detail' }, detail) : null,
+        e && e.at ? h('div', { class: 'stage-at' }, h('time', { datetime: e.at, title: e.at }, fmtTime(e.at))) : null)
+    }))
+  }
+  return {
+    el,
+    setTask(task, isLive = false) {
+      events = new Map()
+      taskStatus = task.status
+      live = isLive
+      for (const e of task.timeline || []) events.set(stageOf(e), e)
+      draw()
+    },
+    setLive(v) { live = v; draw() },
+    apply(e) {
+      events.set(stageOf(e), e)
+      if (e.status === 'failed') taskStatus = 'FAILED'
+      else if (e.status === 'completed') taskStatus = 'COMPLETED'
+      else if (e.status === 'held') taskStatus = 'PENDING_APPROVAL'
+      else if (e.status === 'queued') taskStatus = 'QUEUED'
+      else if (taskStatus !== 'QUEUED' || stageOf(e) >= 3) taskStatus = 'PROCESSING'
+      draw()
+    },
+  }
+}
+
+function fmtTime(iso) {
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return String(iso)
+  const pad = (n, w = 2) => String(n).padStart(w, '0')
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+}
+
+/**
+ * A task with its stage strip. While the task runs it follows the stage events with an EventSource
+ * (closed on completion and when the page is left), then reloads the detail.
+ * Returns { el, destroy }.
+ */
+function taskPanel(initial, ctx, { compact = false, onSettled = null } = {}) {
+  const el = h('div', { class: compact ? 'task-panel compact' : 'task-panel' })
+  const strip = stageStrip()
+  const liveBadge = h('span', { class: 'badge blue live', hidden: true }, 'live')
+  let stopped = false
+  let es = null
+  let pollTimer = null
+  let task = initial
+
+  function draw() {
+    strip.setTask(task, !!es || !!pollTimer)
+    el.replaceChildren()
+    append(el, compact ? compactTask(task, strip.el, liveBadge) : fullTask(task, strip.el, liveBadge))
+  }
+
+  async function reload() {
+    try {
+      const t = await api('GET', `/api/v1/tasks/${encodeURIComponent(task.id)}`)
+      if (stopped || !ctx.alive()) return
+      task = t
+      draw()
+      if (onSettled && isSettled(task)) onSettled(task)
+    } catch (err) { ctx.error(err) }
+  }
+
+  function setLive(on) {
+    liveBadge.hidden = !on
+    strip.setLive(on)
+  }
+
+  function closeStream() {
+    if (es) { es.close(); es = null }
+    clearTimeout(pollTimer)
+    pollTimer = null
+    setLive(false)
+  }
+
+  function destroy() { stopped = true; closeStream() }
+
+  /** Fallback when the stream cannot be used: re-read the task every 2 s until it settles. */
+  function poll() {
+    if (stopped) return
+    setLive(true)
+    pollTimer = setTimeout(async () => {
+      try {
+        const t = await api('GET', `/api/v1/tasks/${encodeURIComponent(task.id)}`)
+        if (stopped || !ctx.alive()) return
+        task = t
+        if (isSettled(task)) { closeStream(); draw(); if (onSettled) onSettled(task); return }
+        draw()
+        poll()
+      } catch (err) { closeStream(); ctx.error(err) }
+    }, 2000)
+  }
+
+  function follow() {
+    const token = session.token
+    if (!token || typeof EventSource === 'undefined') { poll(); return }
+    // The bearer token goes in the URL only here: EventSource cannot send headers.
+    es = new EventSource(`/api/v1/tasks/${encodeURIComponent(task.id)}/events?access_token=${encodeURIComponent(token)}`)
+    setLive(true)
+    es.addEventListener('stage', (ev) => {
+      let e
+      try { e = JSON.parse(ev.data) } catch { return }
+      strip.apply(e)
+      if (e.status === 'completed' || e.status === 'failed' || e.status === 'held') {
+        closeStream()
+        reload()
+      }
+    })
+    es.addEventListener('error', () => {
+      if (!es) return
+      // Never let the browser retry with the token in the URL: poll the task instead.
+      closeStream()
+      if (!stopped) poll()
+    })
+  }
+
+  ctx.onLeave(destroy)
+  draw()
+  if (!stopped && !isSettled(task)) follow()
+  return { el, destroy }
+}
+
+function taskLinks(task) {
+  const links = [
+    task.ipfsCid ? extLink(`/ipfs/${encodeURIComponent(task.ipfsCid)}`, 'IPFS document') : null,
+    task.receiptCid ? extLink(`/api/v1/public/proof/${encodeURIComponent(task.receiptCid)}`, 'Proof receipt') : null,
+    safeHref(task.verificationExplorerUrl) ? extLink(task.verificationExplorerUrl, 'Verification explorer') : null,
+    safeHref(task.attestationExplorerUrl) ? extLink(task.attestationExplorerUrl, 'Attestation explorer') : null,
+  ].filter(Boolean)
+  return links.length ? h('div', { class: 'links' }, links) : null
+}
+
+function failureNote(task) {
+  if (!task.failureCode && !task.failureMessage) return null
+  return h('div', { class: 'note error' }, h('strong', null, task.failureCode || 'Failed'), task.failureMessage ? `: ${task.failureMessage}` : null)
+}
+
+function heldNote(task) {
+  if (task.status !== 'PENDING_APPROVAL') return null
+  const held = (task.timeline || []).find((e) => e.status === 'held')
+  return h('div', { class: 'note' }, 'This task is waiting for approval', held && held.detail && held.detail.reason ? `: ${held.detail.reason}` : '.')
+}
+
+function compactTask(task, stripEl, liveBadge) {
+  return [
+    h('div', { class: 'task-head' },
+      taskLink(task.id), taskStatusBadge(task.status), liveBadge,
+      h('span', { class: 'muted small' }, task.taskType),
+      task.verificationStatus ? verificationCell(task.verificationStatus, task.verificationScore) : null,
+      task.latencyMs != null ? h('span', { class: 'muted small' }, fmtMs(task.latencyMs)) : null,
+      task.provider ? h('span', { class: 'muted small' }, `${task.provider} / ${task.model}`) : null),
+    stripEl,
+    failureNote(task),
+    heldNote(task),
+    typeof task.output === 'string' ? h('div', null, h('div', { class: 'label' }, 'Output'), h('pre', { class: 'output' }, task.output)) : null,
+    h('div', { class: 'links' }, h('a', { href: `#/tasks/${encodeURIComponent(task.id)}` }, 'Task details →'), taskLinks(task)),
+  ]
+}
+
+function fullTask(task, stripEl, liveBadge) {
+  const rows = [
+    ['Status', taskStatusBadge(task.status)],
+    ['Task type', task.taskType],
+    ['Agent', agentLink(task.agentId)],
+    ['Model', task.model || dash()],
+    ['Provider', task.provider || dash()],
+    ['Latency', fmtMs(task.latencyMs) || dash()],
+    ['Credits charged', String(task.creditsCharged ?? 0)],
+    ['Stage', `${task.stage ?? 0} of 8`],
+    ['Created', dateCell(task.createdAt, '—')],
+    ['Completed', dateCell(task.completedAt, '—')],
+    task.failureCode || task.failureMessage ? ['Failure', h('span', null, task.failureCode ? h('code', null, task.failureCode) : null, task.failureMessage ? ` ${task.failureMessage}` : null)] : null,
+    ['Verification', verificationCell(task.verificationStatus, task.verificationScore)],
+    ['Verification proof', mono(task.verificationProof)],
+    ['Verification explorer', task.verificationExplorerUrl ? extLink(task.verificationExplorerUrl) : dash()],
+    ['Attestation UID', mono(task.attestationUid)],
+    ['Attestation explorer', task.attestationExplorerUrl ? extLink(task.attestationExplorerUrl) : dash()],
+    ['State root', mono(task.stateRoot)],
+    ['IPFS CID', ipfsLink(task.ipfsCid)],
+    ['Receipt CID', proofLink(task.receiptCid)],
+    task.computeJobId ? ['Compute job', mono(task.computeJobId)] : null,
+    ['Operator', mono(task.operatorId)],
+  ]
+  const timeline = Array.isArray(task.timeline) ? task.timeline : []
+  return [
+    h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Pipeline'), liveBadge), stripEl, heldNote(task),
+      timeline.length ? h('details', { class: 'events' }, h('summary', null, `Stage events (${timeline.length})`),
+        h('div', { class: 'table-wrap' }, h('table', null,
+          h('thead', null, h('tr', null, ['#', 'Stage', 'Status', 'Detail', 'At'].map((t) => h('th', null, t)))),
+          h('tbody', null, timeline.map((e) => h('tr', null,
+            h('td', { class: 'num' }, String(e.stage)), h('td', null, e.name), h('td', null, e.status),
+            h('td', null, e.detail ? h('code', { class: 'break' }, JSON.stringify(e.detail)) : dash()),
+            h('td', { class: 'nowrap' }, h('time', { datetime: e.at, title: e.at }, fmtTime(e.at))))))))) : null),
+    h('div', { class: 'card' }, h('h2', null, 'Details'), dl(rows), taskLinks(task)),
+    typeof task.prompt === 'string' ? h('div', { class: 'card' }, h('h2', null, 'Prompt'), h('pre', { class: 'output' }, task.prompt)) : null,
+    h('div', { class: 'card' }, h('h2', null, 'Output'), typeof task.output === 'string' ? h('pre', { class: 'output' }, task.output) : h('p', { class: 'muted' }, isSettled(task) ? 'No output.' : 'Not produced yet.')),
+    task.metadata ? h('div', { class: 'card' }, h('h2', null, 'Metadata'), jsonBlock(task.metadata)) : null,
+    task.receipt ? h('details', { class: 'card fold' }, h('summary', null, h('h2', null, 'Signed receipt')), h('div', { class: 'fold-body' }, jsonBlock(task.receipt))) : null,
+    task.attestation ? h('details', { class: 'card fold' }, h('summary', null, h('h2', null, 'Attestation')), h('div', { class: 'fold-body' }, jsonBlock(task.attestation))) : null,
+  ]
+}
+
+// ---------------------------------------------------------------------------
+// Agents
+
+route('agents', {
+  title: 'Agents', nav: 'Agents', order: 10,
+  render(ctx) { return ctx.sub ? agentDetailPage(ctx, ctx.sub) : agentsPage(ctx) },
+})
+
+async function agentsPage(ctx) {
+  ctx.view.append(pageHead('Agents', 'Each agent has its own agent-bound API key and may only run the task types in its capabilities.',
+    h('a', { class: 'button secondary', href: '#/tasks?submit=1' }, 'Submit a task')))
+  const keySlot = h('div')
+  const runSlot = h('div')
+  const tableSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
+  const archivedToggle = h('input', { type: 'checkbox', id: 'show-archived' })
+  const form = agentForm()
+  const formCard = foldCard('Register an agent', false, form)
+  ctx.view.append(keySlot, formCard, runSlot,
+    h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Your agents'),
+      h('label', { class: 'check small', for: 'show-archived' }, archivedToggle, ' Show archived')), tableSlot))
+
+  let agents = []
+  let runPanel = null
+  function draw() {
+    const list = archivedToggle.checked ? agents : agents.filter((a) => a.status !== 'ARCHIVED')
+    const archived = agents.length - agents.filter((a) => a.status !== 'ARCHIVED').length
+    archivedToggle.parentElement.hidden = archived === 0
+    if (!list.length) {
+      tableSlot.replaceChildren(h('div', { class: 'empty' }, agents.length ? 'No active agents.' : 'No agents yet. Register one above.'))
+      return
+    }
+    tableSlot.replaceChildren(h('div', { class: 'table-wrap' }, h('table', null,
+      h('thead', null, h('tr', null, ['Agent', 'Capabilities', 'Model', 'Status', 'Created', ''].map((t) => h('th', null, t)))),
+      h('tbody', null, list.map((a) => h('tr', { dataset: { agentId: a.agentId } },
+        h('td', null, h('div', null, agentLink(a.agentId, h('strong', null, a.displayName))), h('div', { class: 'muted small mono' }, a.agentId)),
+        h('td', null, h('div', { class: 'chips' }, a.capabilities.map((c) => badge(c)))),
+        h('td', null, h('code', null, a.model)),
+        h('td', null, agentStatusBadge(a.status)),
+        h('td', { class: 'nowrap' }, dateCell(a.createdAt)),
+        h('td', { class: 'actions' }, a.status === 'ACTIVE' ? [
+          testRunButton(a, ctx, (panel) => {
+            if (runPanel) runPanel.destroy()
+            runPanel = panel
+            runSlot.replaceChildren(h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, `Test run of ${a.displayName}`),
+              h('button', { type: 'button', class: 'secondary small', onclick: () => { panel.destroy(); runSlot.replaceChildren() } }, 'Close')), panel.el))
+          }), ' ',
+          h('button', { type: 'button', class: 'danger small', onclick: () => archiveAgent(a, ctx, refresh) }, 'Archive'),
+        ] : null)))))))
+  }
+  archivedToggle.addEventListener('change', draw)
+
+  async function refresh() {
+    agents = await api('GET', '/api/v1/agents')
+    if (!ctx.alive()) return
+    if (!agents.some((a) => a.status === 'ACTIVE')) formCard.open = true
+    draw()
+  }
+
+  submitting(form, ctx, async () => {
+    const body = agentBody(form)
+    const res = await api('POST', '/api/v1/agents/register', body)
+    form.reset()
+    formCard.open = false
+    keySlot.replaceChildren(secretBox({
+      title: `Agent "${res.displayName}" registered`, secret: res.apiKey, dismiss: () => keySlot.replaceChildren(),
+      note: `Agent id ${res.agentId}. The agent authenticates its tasks with this agent-bound key in the x-api-key header.`,
+    }))
+    await refresh()
+  })
+  await refresh()
+}
+
+function agentForm() {
+  const caps = h('div', { class: 'checks' }, CAPABILITIES.map((c) => h('label', { class: 'check' },
+    h('input', { type: 'checkbox', name: 'capability', value: c, checked: c === 'general' }), ' ', c)))
+  return h('form', { class: 'form', 'aria-label': 'Register an agent' },
+    h('div', { class: 'form-row top' },
+      field('Display name', h('input', { type: 'text', name: 'displayName', required: true, maxlength: 100, autocomplete: 'off' })),
+      field('Model (optional)', h('input', { type: 'text', name: 'model', maxlength: 128, placeholder: 'builtin', autocomplete: 'off', spellcheck: 'false' }), 'Default model for this agent\'s tasks.')),
+    h('fieldset', { class: 'field' }, h('legend', null, 'Capabilities (the task types it may run)'), caps),
+    field('Description (optional)', textarea({ name: 'description', maxlength: 2000, rows: 2 })),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Register agent')))
+}
+
+function agentBody(form) {
+  const v = formValues(form)
+  const capabilities = [...form.querySelectorAll('input[name="capability"]:checked')].map((el) => el.value)
+  if (!capabilities.length) throw new Error('Pick at least one capability.')
+  const body = { displayName: v.displayName.trim(), capabilities }
+  if (v.description.trim()) body.description = v.description.trim()
+  if (v.model.trim()) body.model = v.model.trim()
+  return body
+}
+
+function testRunButton(agent, ctx, show) {
+  const btn = h('button', { type: 'button', class: 'secondary small', title: 'Run a free diagnostic task with the operator test key (5 uses)' }, 'Test run')
+  btn.addEventListener('click', async () => {
+    btn.disabled = true
+    btn.textContent = 'Running…'
+    clearBanner()
+    try {
+      const task = await api('POST', `/api/v1/agents/${encodeURIComponent(agent.agentId)}/test-run`, {})
+      if (ctx.alive()) show(taskPanel(task, ctx, { compact: true }))
+    } catch (err) {
+      ctx.error(err)
+    } finally {
+      btn.disabled = false
+      btn.textContent = 'Test run'
+    }
+  })
+  return btn
+}
+
+async function archiveAgent(agent, ctx, after) {
+  if (!confirm(`Archive the agent "${agent.displayName}"?\n\nIts API key is revoked at once and it can no longer run tasks. This cannot be undone.`)) return
+  clearBanner()
+  try {
+    await api('DELETE', `/api/v1/agents/${encodeURIComponent(agent.agentId)}`)
+    ctx.flash(`Agent "${agent.displayName}" archived.`)
+    await after()
+  } catch (err) { ctx.error(err) }
+}
+
+async function agentDetailPage(ctx, id) {
+  const a = await api('GET', `/api/v1/agents/${encodeURIComponent(id)}`)
+  if (!ctx.alive()) return
+  document.title = `${a.displayName} · Agents · TaskGate`
+  const runSlot = h('div')
+  let runPanel = null
+  const actions = a.status === 'ACTIVE' ? [
+    h('a', { class: 'button secondary', href: `#/tasks${qs({ submit: a.agentId })}` }, 'Submit a task'), ' ',
+    testRunButton(a, ctx, (panel) => {
+      if (runPanel) runPanel.destroy()
+      runPanel = panel
+      runSlot.replaceChildren(h('div', { class: 'card' }, h('h2', null, 'Test run'), panel.el))
+    }), ' ',
+    h('button', { type: 'button', class: 'danger', onclick: () => archiveAgent(a, ctx, async () => { render() }) }, 'Archive'),
+  ] : []
+  for (const b of actions) if (b instanceof HTMLButtonElement && b.classList.contains('small')) b.classList.remove('small')
+
+  const ps = a.policyStatus || {}
+  const m = a.metrics && typeof a.metrics === 'object' ? a.metrics : {}
+  const history = Array.isArray(a.verificationHistory) ? a.verificationHistory : []
+  ctx.view.append(
+    h('p', { class: 'crumbs' }, h('a', { href: '#/agents' }, '← Agents')),
+    pageHead(a.displayName, a.description || null, actions),
+    runSlot,
+    h('div', { class: 'grid2' },
+      h('div', { class: 'card' }, h('h2', null, 'Agent'), dl([
+        ['Agent ID', mono(a.agentId)],
+        ['Status', agentStatusBadge(a.status)],
+        ['Capabilities', h('div', { class: 'chips' }, a.capabilities.map((c) => badge(c)))],
+        ['Model', h('code', null, a.model)],
+        ['Version', a.agentVersion || dash()],
+        ['Created', dateCell(a.createdAt)],
+        ['Updated', dateCell(a.updatedAt)],
+        ['State root', mono(a.stateRoot)],
+      ])),
+      h('div', { class: 'card' }, h('h2', null, 'Policy status'), dl([
+        ['Status', agentStatusBadge(ps.status)],
+        ['Trust level', ps.trustLevel ? badge(ps.trustLevel, ps.trustLevel === 'TRUSTED' ? 'green' : 'amber') : dash()],
+        ['Key active', ps.keyActive ? badge('yes', 'green') : badge('no', 'red')],
+        ['Allowed task types', Array.isArray(ps.allowedTaskTypes) && ps.allowedTaskTypes.length ? h('div', { class: 'chips' }, ps.allowedTaskTypes.map((c) => badge(c))) : dash()],
+      ]))),
+    h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Metrics'), h('a', { href: `#/tasks${qs({ agent: a.agentId })}` }, 'This agent\'s tasks →')),
+      Object.keys(m).length ? h('div', { class: 'stats' }, Object.entries(m).map(([k, v]) => statCard(METRIC_LABELS[k] || humanize(k), typeof v === 'number' ? (Number.isInteger(v) ? fmtInt(v) : v.toFixed(3)) : JSON.stringify(v)))) : h('p', { class: 'muted' }, 'No metrics yet.')),
+    h('div', { class: 'card' }, h('h2', null, 'Verification history'),
+      history.length ? h('div', { class: 'table-wrap' }, h('table', null,
+        h('thead', null, h('tr', null, ['Task', 'Type', 'Verification', 'Completed'].map((t) => h('th', null, t)))),
+        h('tbody', null, history.map((v) => h('tr', null,
+          h('td', null, taskLink(v.taskId)), h('td', null, v.taskType),
+          h('td', null, verificationCell(v.verificationStatus, v.verificationScore)),
+          h('td', { class: 'nowrap' }, dateCell(v.completedAt, '—'))))))) : h('div', { class: 'empty' }, 'No verified tasks yet.')))
+}
+
+const METRIC_LABELS = { totalTasks: 'Total tasks', verifiedTasks: 'Verified tasks', failedTasks: 'Failed tasks', ari: 'ARI', vci: 'VCI', cq: 'CQ', driftScore: 'Drift score' }
+
+// ---------------------------------------------------------------------------
+// Tasks
+
+route('tasks', {
+  title: 'Tasks', nav: 'Tasks', order: 20,
+  render(ctx) { return ctx.sub ? taskDetailPage(ctx, ctx.sub) : tasksPage(ctx) },
+})
+
+async function tasksPage(ctx) {
+  const page = intParam(ctx.params, 'page', 1)
+  const status = TASK_STATUSES.includes(ctx.params.get('status')) ? ctx.params.get('status') : ''
+  const agentFilter = ctx.params.get('agent') || ''
+  const submitFor = ctx.params.get('submit') || ''
+  const hrefFor = (p, st = status, ag = agentFilter) => `#/tasks${qs({ status: st, agent: ag, page: p > 1 ? p : '' })}`
+
+  const submitSlot = h('div')
+  const tableSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
+  const statusSel = h('select', { 'aria-label': 'Filter by status', name: 'status' }, h('option', { value: '' }, 'All statuses'), TASK_STATUSES.map((s) => h('option', { value: s }, s)))
+  statusSel.value = status
+  statusSel.addEventListener('change', () => { location.hash = hrefFor(1, statusSel.value) })
+  const refreshBtn = h('button', { type: 'button', class: 'secondary small', onclick: () => loadTable().catch(ctx.error) }, 'Refresh')
+
+  ctx.view.append(
+    pageHead('Tasks', 'Tasks your agents ran through the 8-stage pipeline, newest first.'),
+    submitSlot,
+    h('div', { class: 'card' },
+      h('div', { class: 'card-head' }, h('h2', null, 'Recent tasks'),
+        h('div', { class: 'toolbar' },
+          agentFilter ? h('span', { class: 'chip-filter' }, 'agent ', h('code', null, agentFilter), ' ', h('a', { href: hrefFor(1, status, ''), 'aria-label': 'Clear the agent filter' }, '×')) : null,
+          statusSel, refreshBtn)),
+      tableSlot))
+
+  let names = new Map()
+  const agents = await api('GET', '/api/v1/agents')
+  if (!ctx.alive()) return
+  names = new Map(agents.map((a) => [a.agentId, a.displayName]))
+  submitSlot.append(submitTaskCard(ctx, agents, submitFor, () => loadTable().catch(ctx.error)))
+  await loadTable()
+
+  async function loadTable() {
+    const res = await api('GET', `/api/v1/operator/tasks${qs({ page, limit: 20, status, agentId: agentFilter })}`)
+    if (!ctx.alive()) return
+    if (!res.data.length) {
+      tableSlot.replaceChildren(h('div', { class: 'empty' }, status || agentFilter ? 'No tasks match this filter.' : 'No tasks yet. Submit one above.'))
+    } else {
+      tableSlot.replaceChildren(
+        h('div', { class: 'table-wrap' }, h('table', null,
+          h('thead', null, h('tr', null, ['Task', 'Type', 'Status', 'Agent', 'Provider', 'Latency', 'Verification', 'Created'].map((t) => h('th', null, t)))),
+          h('tbody', null, res.data.map((t) => h('tr', { dataset: { taskId: t.id } },
+            h('td', { class: 'nowrap' }, taskLink(t.id)),
+            h('td', null, t.taskType),
+            h('td', null, taskStatusBadge(t.status)),
+            h('td', null, agentLink(t.agentId, names.get(t.agentId))),
+            h('td', null, t.provider || dash()),
+            h('td', { class: 'num nowrap' }, fmtMs(t.latencyMs) || dash()),
+            h('td', null, verificationCell(t.verificationStatus, t.verificationScore)),
+            h('td', { class: 'nowrap' }, dateCell(t.createdAt))))))),
+        pager(res, (p) => hrefFor(p), res.total === 1 ? 'task' : 'tasks'))
+    }
+  }
+}
+
+function submitTaskCard(ctx, agents, preselect, onSettled) {
+  const active = agents.filter((a) => a.status === 'ACTIVE')
+  if (!active.length) {
+    return foldCard('Submit a task', !!preselect, h('p', { class: 'muted' }, 'You need an active agent to submit tasks. ', h('a', { href: '#/agents' }, 'Register an agent →')))
+  }
+  const agentSel = h('select', { name: 'agentId', required: true }, active.map((a) => h('option', { value: a.agentId }, `${a.displayName} (${a.agentId})`)))
+  if (active.some((a) => a.agentId === preselect)) agentSel.value = preselect
+  const typeSel = h('select', { name: 'taskType', required: true })
+  const modelInput = h('input', { type: 'text', name: 'model', maxlength: 128, autocomplete: 'off', spellcheck: 'false' })
+  const promptInput = textarea({ name: 'prompt', required: true, maxlength: 100000, rows: 5, placeholder: 'What should the agent do?' })
+  function syncAgent() {
+    const a = active.find((x) => x.agentId === agentSel.value) || active[0]
+    const prev = typeSel.value
+    typeSel.replaceChildren(...a.capabilities.map((c) => h('option', { value: c }, c)))
+    if (a.capabilities.includes(prev)) typeSel.value = prev
+    modelInput.placeholder = `agent default (${a.model})`
+  }
+  agentSel.addEventListener('change', syncAgent)
+  syncAgent()
+
+  const resultSlot = h('div', { class: 'submit-result', 'aria-live': 'polite' })
+  let panel = null
+  const form = h('form', { class: 'form', 'aria-label': 'Submit a task' },
+    h('div', { class: 'form-row top' },
+      field('Agent', agentSel),
+      field('Task type', typeSel, 'Limited to the agent\'s capabilities.'),
+      field('Model (optional)', modelInput)),
+    field('Prompt', promptInput),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Submit task'), h('span', { class: 'muted small' }, 'Costs credits; the stages update live.')))
+  const showTask = (task) => {
+    if (panel) panel.destroy()
+    panel = taskPanel(task, ctx, { compact: true, onSettled })
+    resultSlot.replaceChildren(h('h3', null, 'Result'), panel.el)
+    onSettled()
+  }
+  submitting(form, ctx, async (v) => {
+    if (panel) { panel.destroy(); panel = null }
+    resultSlot.replaceChildren()
+    const body = { agentId: v.agentId, taskType: v.taskType, prompt: v.prompt }
+    if (v.model.trim()) body.model = v.model.trim()
+    try {
+      const task = await api('POST', '/api/v1/tasks/submit?wait=0', body)
+      showTask(task)
+    } catch (err) {
+      if (err instanceof ApiError && err.problem && err.problem.task && err.problem.task.id) showTask(err.problem.task)
+      if (err instanceof ApiError && err.status === 402) {
+        resultSlot.replaceChildren(h('div', { class: 'note' }, 'You are out of credits. ', h('a', { href: '#/billing' }, 'Get testnet USDC or check your balance on the Billing page →')))
+      }
+      throw err
+    }
+  })
+  return foldCard('Submit a task', !!preselect, form, resultSlot)
+}
+
+async function taskDetailPage(ctx, id) {
+  const task = await api('GET', `/api/v1/tasks/${encodeURIComponent(id)}`)
+  if (!ctx.alive()) return
+  document.title = `Task ${task.id} · TaskGate`
+  const panel = taskPanel(task, ctx)
+  ctx.view.append(
+    h('p', { class: 'crumbs' }, h('a', { href: '#/tasks' }, '← Tasks')),
+    h('div', { class: 'page-head' }, h('h1', null, 'Task ', h('code', { class: 'task-id' }, task.id))),
+    panel.el)
+}
+
+// ---------------------------------------------------------------------------
+// Billing
+
+route('billing', {
+  title: 'Billing', nav: 'Billing', order: 30,
+  async render(ctx) {
+    const page = intParam(ctx.params, 'page', 1)
+    const me = state.me
+    ctx.view.append(pageHead('Billing', 'Credits, usage this month and the wallet that pays for more.'))
+    const statsSlot = h('div', { class: 'stats' }, h('p', { class: 'muted' }, 'Loading…'))
+    const txSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
+    const walletCard = h('div', { class: 'card' })
+    ctx.view.append(statsSlot, walletCard, h('div', { class: 'card' }, h('h2', null, 'Transactions'), txSlot))
+
+    async function loadAll() {
+      const [billing, stats, config] = await Promise.all([
+        api('GET', `/api/v1/operator/billing${qs({ page, limit: 20 })}`),
+        api('GET', '/api/v1/operator/dashboard'),
+        loadPublicConfig(),
+      ])
+      if (!ctx.alive()) return
+      statsSlot.replaceChildren(...billingStats(billing.balance, stats))
+      txSlot.replaceChildren(transactionsTable(billing))
+      return config
+    }
+    const config = await loadAll()
+    if (!ctx.alive()) return
+    walletSection(walletCard, ctx, me, config, async () => { await loadMe(true); await loadAll() })
+  },
+})
+
+let publicConfig = null
+async function loadPublicConfig() {
+  if (!publicConfig) {
+    try { publicConfig = await api('GET', '/api/v1/config/public', undefined, { auth: false }) } catch { return {} }
+  }
+  return publicConfig
+}
+
+function billingStats(b, d) {
+  const reset = b.nextResetAt ? fmtDate(b.nextResetAt).slice(0, 10) : null
+  return [
+    statCard('Balance', fmtInt(b.balance), `${fmtInt(b.allocationBalance)} allocation + ${fmtInt(b.purchasedBalance)} purchased`),
+    statCard('Monthly allocation', fmtInt(b.monthlyAllocation), reset ? `resets ${reset}${typeof d.creditsResetDays === 'number' ? ` (in ${d.creditsResetDays} d)` : ''}` : null),
+    statCard('Tasks this month', fmtInt(d.tasksThisMonth), trend(d.tasksTrend)),
+    statCard('Verification rate', `${typeof d.verificationRate === 'number' ? Math.round(d.verificationRate * 10) / 10 : 0}%`, trend(d.verificationTrend, ' pp')),
+    statCard('Average latency', fmtMs(d.avgLatencyMs) || '—', trend(d.latencyTrend, ' ms', true)),
+    statCard('Agents', fmtInt(d.agentCount), h('a', { href: '#/agents' }, 'Manage agents →')),
+  ]
+}
+
+function transactionsTable(billing) {
+  if (!billing.transactions.length) return h('div', { class: 'empty' }, 'No transactions yet.')
+  return h('div', null,
+    h('div', { class: 'table-wrap' }, h('table', null,
+      h('thead', null, h('tr', null, ['Date', 'Reason', 'Bucket', 'Change', 'Balance after', 'Task'].map((t) => h('th', null, t)))),
+      h('tbody', null, billing.transactions.map((t) => h('tr', null,
+        h('td', { class: 'nowrap' }, dateCell(t.createdAt)),
+        h('td', null, reasonCell(t.reason)),
+        h('td', null, badge(t.bucket, t.bucket === 'purchased' ? 'blue' : '')),
+        h('td', { class: `num nowrap ${t.delta < 0 ? 'neg' : 'pos'}` }, `${t.delta > 0 ? '+' : t.delta < 0 ? '−' : ''}${fmtInt(Math.abs(t.delta))}`),
+        h('td', { class: 'num' }, fmtInt(t.balanceAfter)),
+        h('td', null, t.taskId ? taskLink(t.taskId) : dash())))))),
+    pager(billing, (p) => `#/billing${qs({ page: p > 1 ? p : '' })}`, billing.total === 1 ? 'transaction' : 'transactions'))
+}
+
+/** Ledger reasons look like "task_debit" or "x402_payment:0x…" (a reference after the colon). */
+function reasonCell(reason) {
+  const s = String(reason || '')
+  const i = s.indexOf(':')
+  if (i < 0) return humanize(s)
+  const ref = s.slice(i + 1)
+  return h('span', null, humanize(s.slice(0, i)), ' ', h('code', { class: 'muted small', title: ref }, ref.length > 18 ? `${ref.slice(0, 10)}…${ref.slice(-6)}` : ref))
+}
+
+function walletSection(card, ctx, me, config, refresh) {
+  const faucetSlot = h('div', { class: 'faucet-result', 'aria-live': 'polite' })
+  const bindSlot = h('div', { 'aria-live': 'polite' })
+  const faucetOn = config['faucet.enabled'] !== false
+  const faucetBtn = h('button', { type: 'button' }, 'Get testnet USDC')
+  faucetBtn.addEventListener('click', async () => {
+    faucetBtn.disabled = true
+    clearBanner()
+    faucetSlot.replaceChildren(h('p', { class: 'muted' }, 'Minting…'))
+    try {
+      const r = await api('POST', '/api/v1/faucet/usdc', {})
+      if (!ctx.alive()) return
+      faucetSlot.replaceChildren(h('div', { class: 'note success' },
+        h('strong', null, `${r.usdcMinted} test USDC minted`), r.creditsAdded ? ` and ${fmtInt(r.creditsAdded)} credits added.` : '.',
+        dl([
+          ['Wallet', mono(r.wallet)],
+          ['Wallet balance', r.walletBalance != null ? `${r.walletBalance} USDC` : dash()],
+          ['Credits added', fmtInt(r.creditsAdded || 0)],
+          ['Next faucet use', dateCell(r.cooldownUntil, '—')],
+        ]),
+        r.instructions ? h('p', { class: 'small', style: 'margin:8px 0 0' }, r.instructions) : null))
+      await refresh()
+    } catch (err) {
+      if (!ctx.alive()) return
+      if (err instanceof ApiError && err.status === 429 && err.problem.cooldownUntil) {
+        const until = err.problem.cooldownUntil
+        const hours = Math.max(1, Math.ceil((new Date(until).getTime() - Date.now()) / 3600000))
+        faucetSlot.replaceChildren(h('div', { class: 'note' }, h('strong', null, 'The faucet was used recently. '),
+          'Each wallet gets one top-up per 24 hours; try again after ', dateCell(until), ` (about ${hours} h).`,
+          me && me.walletAddress ? null : h('div', { class: 'small', style: 'margin-top:6px' }, 'Without a bound wallet the faucet uses the appliance\'s shared developer wallet; bind your own wallet to get a top-up of your own.')))
+      } else if (err instanceof ApiError && err.status === 404) {
+        faucetSlot.replaceChildren(h('div', { class: 'note' }, 'The faucet is only available on testnet.'))
+      } else {
+        faucetSlot.replaceChildren()
+        ctx.error(err)
+      }
+    } finally {
+      faucetBtn.disabled = false
+    }
+  })
+
+  const bindPoints = config['leaderboard.pioneer.walletBindPoints']
+  const hasWallet = typeof window.ethereum === 'object' && window.ethereum && typeof window.ethereum.request === 'function'
+  const bindBtn = h('button', { type: 'button', class: me && me.walletAddress ? 'secondary' : null }, me && me.walletAddress ? 'Bind another wallet' : 'Bind wallet')
+  bindBtn.addEventListener('click', async () => {
+    bindBtn.disabled = true
+    clearBanner()
+    bindSlot.replaceChildren(h('p', { class: 'muted' }, 'Waiting for the wallet…'))
+    try {
+      const res = await bindWallet(window.ethereum)
+      if (!ctx.alive()) return
+      bindSlot.replaceChildren(h('div', { class: 'note success' }, 'Wallet ', h('code', null, res.walletAddress), ' bound.',
+        res.firstBind && res.pointsAwarded ? ` ${fmtInt(res.pointsAwarded)} pioneer points awarded.` : ''))
+      await refresh()
+      if (ctx.alive()) walletSection(card, ctx, state.me, config, refresh)
+      if (ctx.alive()) card.querySelector('.bind-slot')?.replaceWith(bindSlot)
+    } catch (err) {
+      if (!ctx.alive()) return
+      bindSlot.replaceChildren()
+      ctx.error(err)
+    } finally {
+      bindBtn.disabled = false
+    }
+  })
+  bindSlot.classList.add('bind-slot')
+
+  card.replaceChildren(
+    h('h2', null, 'Wallet'),
+    dl([
+      ['Bound wallet', me && me.walletAddress ? h('code', null, me.walletAddress) : h('span', { class: 'muted' }, 'none')],
+      ['Network', config['network.phase'] ? `${config['network.phase']}` : dash()],
+      typeof config['x402.pricePerCreditUsdc'] === 'number' ? ['Price', `${config['x402.pricePerCreditUsdc']} USDC per credit (x402)`] : null,
+    ]),
+    h('div', { class: 'wallet-actions' },
+      h('div', { class: 'wallet-box' },
+        h('h3', null, 'Testnet faucet'),
+        faucetOn
+          ? [h('p', { class: 'muted small' }, 'Mints mock USDC to your bound wallet (or the appliance\'s developer wallet) and adds the same value as credits to your balance. Once per wallet per 24 hours.'), faucetBtn, faucetSlot]
+          : h('p', { class: 'muted small' }, 'The faucet is off on this network.')),
+      h('div', { class: 'wallet-box' },
+        h('h3', null, me && me.walletAddress ? 'Change wallet' : 'Bind a wallet'),
+        hasWallet
+          ? [h('p', { class: 'muted small' }, `Sign an EIP-712 message with your browser wallet to prove you own it.${bindPoints && !(me && me.walletAddress) ? ` The first bind earns ${fmtInt(bindPoints)} pioneer points.` : ''}`), bindBtn, bindSlot]
+          : bindInstructions(bindPoints))))
+}
+
+function bindInstructions(points) {
+  return h('div', { class: 'small' },
+    h('p', { class: 'muted' }, 'Binding needs a browser wallet (such as MetaMask) that can sign EIP-712 typed data; none was found in this browser. Install one and reload, or bind through the API:'),
+    h('ol', { class: 'steps' },
+      h('li', null, h('code', null, 'GET /api/v1/operator/wallet/nonce'), ' returns a single-use ', h('code', null, 'nonce'), ' (valid 10 minutes) and ready-to-sign ', h('code', null, 'typedData'), '.'),
+      h('li', null, 'Set ', h('code', null, 'typedData.message.wallet'), ' to your address and sign it with ', h('code', null, 'eth_signTypedData_v4'), ' (or viem / ethers ', h('code', null, 'signTypedData'), ').'),
+      h('li', null, h('code', null, 'POST /api/v1/operator/wallet'), ' with ', h('code', null, '{ walletAddress, signature, nonce }'), '.')),
+    points ? h('p', { class: 'muted' }, `The first bind earns ${fmtInt(points)} pioneer points.`) : null,
+    h('p', null, h('a', { href: '/docs' }, 'API reference →')))
+}
+
+function walletError(err, fallback) {
+  const code = err && err.code
+  if (code === 4001) return new Error('The request was rejected in the wallet.')
+  const msg = err && (err.message || (err.data && err.data.message))
+  return new Error(msg ? `${fallback}: ${msg}` : fallback)
+}
+
+/** EIP-712 wallet binding with window.ethereum: nonce → eth_signTypedData_v4 → POST /operator/wallet. */
+async function bindWallet(eth) {
+  let accounts
+  try { accounts = await eth.request({ method: 'eth_requestAccounts' }) } catch (err) { throw walletError(err, 'The wallet did not share an account') }
+  const account = Array.isArray(accounts) && accounts[0]
+  if (!account) throw new Error('The wallet did not share an account.')
+  const n = await api('GET', '/api/v1/operator/wallet/nonce')
+  const domain = n.typedData.domain
+  // Wallets refuse to sign typed data for another chain than the active one.
+  try {
+    const current = await eth.request({ method: 'eth_chainId' })
+    if (current && domain.chainId && parseInt(current, 16) !== Number(domain.chainId)) {
+      await eth.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${Number(domain.chainId).toString(16)}` }] })
+    }
+  } catch (err) {
+    if (err && err.code === 4001) throw walletError(err)
+    throw new Error(`Switch your wallet to chain id ${domain.chainId} and try again.`)
+  }
+  const domainTypes = [['name', 'string'], ['version', 'string'], ['chainId', 'uint256'], ['verifyingContract', 'address'], ['salt', 'bytes32']]
+    .filter(([k]) => domain[k] !== undefined).map(([name, type]) => ({ name, type }))
+  const typedData = {
+    ...n.typedData,
+    types: { EIP712Domain: domainTypes, ...n.typedData.types },
+    message: { ...n.typedData.message, wallet: account },
+  }
+  let signature
+  try {
+    signature = await eth.request({ method: 'eth_signTypedData_v4', params: [account, JSON.stringify(typedData)] })
+  } catch (err) { throw walletError(err, 'The wallet did not sign') }
+  return api('POST', '/api/v1/operator/wallet', { walletAddress: account, signature, nonce: n.nonce })
+}
+
+// ---------------------------------------------------------------------------
+// Providers (admin)
+
+route('providers', {
+  title: 'Providers', nav: 'Providers', order: 70,
+  visible: (me) => !!(me && me.flags && me.flags.admin),
+  async render(ctx) {
+    ctx.view.append(pageHead('Providers', 'LLM providers that run task compute, each with a pool of API keys. Keys are stored sealed and never shown again.'))
+    const tableSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
+    const form = providerForm()
+    const formCard = foldCard('Add a provider', false, form)
+    ctx.view.append(formCard, h('div', { class: 'card' }, h('h2', null, 'Providers'), tableSlot))
+
+    async function refresh() {
+      const list = await api('GET', '/api/v1/admin/providers')
+      if (!ctx.alive()) return
+      tableSlot.replaceChildren(providersTable(list, remove))
+    }
+    async function remove(p) {
+      if (!confirm(`Remove the provider "${p.name}"?\n\nIts models stop being served and its ${p.keys.length} key(s) are deleted.`)) return
+      clearBanner()
+      try {
+        await api('DELETE', `/api/v1/admin/providers/${encodeURIComponent(p.id)}`)
+        ctx.flash(`Provider "${p.name}" removed.`)
+        await refresh()
+      } catch (err) { ctx.error(err) }
+    }
+    submitting(form, ctx, async (v) => {
+      const body = providerBody(v)
+      const created = await api('POST', '/api/v1/admin/providers', body)
+      form.reset()
+      formCard.open = false
+      ctx.flash(`Provider "${created.name}" added with ${created.keys.length} key(s).`)
+      await refresh()
+    })
+    await refresh()
+  },
+})
+
+function providerForm() {
+  const kind = h('select', { name: 'kind', required: true }, h('option', { value: 'openai' }, 'openai (OpenAI-compatible chat completions)'), h('option', { value: 'anthropic' }, 'anthropic (messages API)'))
+  const baseUrl = h('input', { type: 'text', name: 'baseUrl', maxlength: 512, placeholder: 'https://api.openai.com/v1', autocomplete: 'off', spellcheck: 'false', inputmode: 'url' })
+  kind.addEventListener('change', () => { baseUrl.placeholder = kind.value === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://api.openai.com/v1' })
+  return h('form', { class: 'form', 'aria-label': 'Add a provider' },
+    h('div', { class: 'form-row top' },
+      field('Name', h('input', { type: 'text', name: 'name', required: true, maxlength: 64, autocomplete: 'off', spellcheck: 'false' })),
+      field('Kind', kind)),
+    field('Base URL (optional)', baseUrl, 'Empty: the kind\'s public endpoint.'),
+    field('Models', h('input', { type: 'text', name: 'models', required: true, autocomplete: 'off', spellcheck: 'false', placeholder: 'gpt-4o-mini, gpt-4o' }), 'Comma separated; tasks pick a provider by model name.'),
+    field('Keys', textarea({ name: 'keys', rows: 3, required: true, autocomplete: 'off', spellcheck: 'false', class: 'mono', placeholder: 'sk-…,60,4' }),
+      'One per line: key[,rpm[,concurrency]]. Defaults: 60 requests/min, 4 concurrent.'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add provider')))
+}
+
+function providerBody(v) {
+  const models = [...new Set(v.models.split(',').map((s) => s.trim()).filter(Boolean))]
+  if (!models.length) throw new Error('List at least one model.')
+  const keys = []
+  v.keys.split(/\r?\n/).forEach((line, i) => {
+    if (!line.trim()) return
+    const [key, rpm, conc, ...rest] = line.split(',').map((s) => s.trim())
+    const where = `Keys, line ${i + 1}`
+    if (!key) throw new Error(`${where}: the key is missing.`)
+    if (rest.length) throw new Error(`${where}: expected key[,rpm[,concurrency]].`)
+    const k = { key }
+    const int = (s, what) => {
+      if (!/^[0-9]+$/.test(s) || Number(s) < 1) throw new Error(`${where}: ${what} must be a whole number of at least 1.`)
+      return Number(s)
+    }
+    if (rpm) k.rpm = int(rpm, 'rpm')
+    if (conc) k.concurrency = int(conc, 'concurrency')
+    keys.push(k)
+  })
+  if (!keys.length) throw new Error('Add at least one key.')
+  const body = { name: v.name.trim(), kind: v.kind, models, keys }
+  if (v.baseUrl.trim()) body.baseUrl = v.baseUrl.trim()
+  return body
+}
+
+const KEY_STATE_COLOR = { ready: 'green', busy: 'amber', cooldown: 'red' }
+
+function providersTable(list, onRemove) {
+  if (!list.length) return h('div', { class: 'empty' }, 'No providers.')
+  return h('div', { class: 'table-wrap' }, h('table', null,
+    h('thead', null, h('tr', null, ['Name', 'Kind', 'Base URL', 'Models', 'Keys', ''].map((t) => h('th', null, t)))),
+    h('tbody', null, list.map((p) => h('tr', { dataset: { providerId: p.id } },
+      h('td', null, h('strong', null, p.name), h('div', { class: 'muted small mono' }, p.id)),
+      h('td', null, badge(p.kind, p.kind === 'builtin' ? '' : 'blue')),
+      h('td', null, p.baseUrl ? h('code', { class: 'break' }, p.baseUrl) : h('span', { class: 'muted' }, p.kind === 'builtin' ? '—' : 'default')),
+      h('td', null, h('div', { class: 'chips' }, p.models.map((m) => h('code', { class: 'chip' }, m)))),
+      h('td', null, p.keys.length ? h('ul', { class: 'keylist' }, p.keys.map((k) => h('li', null,
+        h('code', null, k.keyPrefix), ' ', badge(k.state, KEY_STATE_COLOR[k.state]),
+        h('span', { class: 'muted small' }, ` ${k.rpm} rpm · ${k.inflight}/${k.concurrency} in flight`)))) : h('span', { class: 'muted' }, 'none')),
+      h('td', { class: 'actions' }, p.kind === 'builtin'
+        ? h('span', { class: 'muted small', title: 'The builtin provider cannot be removed' }, 'built in')
+        : h('button', { type: 'button', class: 'danger small', onclick: () => onRemove(p) }, 'Delete')))))))
+}
+
+// ---------------------------------------------------------------------------
 // Start
 
 /** GitHub sign-in lands on /#access_token=…&expires_in=…: keep the token, then drop it from the URL. */
@@ -648,7 +1623,7 @@ function takeFragmentToken() {
   if (!/(^|&)access_token=/.test(frag)) return
   const p = new URLSearchParams(frag)
   const token = p.get('access_token')
-  history.replaceState(null, '', `${location.pathname}${location.search}#/keys`)
+  history.replaceState(null, '', `${location.pathname}${location.search}#/${HOME}`)
   if (token) session.set(token, p.get('expires_in'))
 }
 

@@ -15,7 +15,7 @@ export function agentRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/api/v1/agents/register', auth: 'bearer', tags, body: RegisterAgentBody,
       summary: 'Register an agent; returns its agent-bound API key once',
-      description: 'Agents per tier: FREE 3, PRO 50, ENTERPRISE unlimited (403 AGENT_LIMIT_REACHED). Unknown capabilities → 400 INVALID_CAPABILITY.',
+      description: 'Agents per tier: FREE 3, PRO 50, ENTERPRISE unlimited (403 AGENT_LIMIT_REACHED). Unknown capabilities → 400 INVALID_CAPABILITY. `model` (default builtin) must be served by a provider → else 400 UNKNOWN_MODEL.',
       responses: { 201: { description: 'registered', schema: RegisteredAgent } },
       handler: ({ auth, body, set }) => {
         const r = s.agents.register(auth.operator.id, effectiveTier(auth.operator), body)

@@ -24,7 +24,7 @@ export function computeRoutes(s: Services) {
         keys: t.Optional(t.Array(t.Object({ key: t.String({ minLength: 1, maxLength: 512 }), rpm: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })), concurrency: t.Optional(t.Integer({ minimum: 1, maximum: 1024 })) }), { maxItems: 256 })),
       }),
       summary: 'Add an LLM provider with its pool of keys',
-      description: 'kinds: openai (any OpenAI-compatible chat completions endpoint), anthropic (messages API). Keys default to 60 rpm and concurrency 4. The keys are never returned.',
+      description: 'kinds: openai (any OpenAI-compatible chat completions endpoint), anthropic (messages API); both need at least one key (400 PROVIDER_KEYS_REQUIRED). Keys default to 60 rpm and concurrency 4. A model served by another provider → 409 MODEL_TAKEN. The keys are never returned (keyPrefix only; keys shorter than 16 characters show as ****).',
       responses: { 201: { description: 'created', schema: ProviderView } },
       handler: ({ body, set }) => { const p = s.compute.create(body); set.status = 201; return s.compute.view(p) },
     }),

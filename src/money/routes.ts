@@ -15,7 +15,11 @@ export function moneyRoutes(s: Services) {
       body: t.Union([t.Object({ wallet: t.Optional(Address), amount: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), t.Null()]),
       summary: 'Testnet faucet: mint mock USDC to a wallet and pre-fund the payment gate',
       description: 'Body may be empty. `wallet` defaults to the caller\'s bound wallet, else the appliance\'s developer wallet; `amount` in USDC (default 10, max 100). The same amount is minted to the payment gate on the wallet\'s behalf; when the wallet belongs to an operator (bound, or the calling operator), that becomes credits at once (`creditsAdded`), else `x402PaymentHeader` turns it into credits later. One call per wallet per 24 h (429 with `cooldownUntil`, `retryAfterSeconds`). 404 in the live phase.',
-      responses: { 200: { description: 'minted' } },
+      responses: { 200: { description: 'minted', schema: t.Object({
+        wallet: t.String(), devWalletTxHash: t.String(), paymentAddressTxHash: t.String(), usdcMinted: t.String(), creditsAdded: t.Integer(),
+        cooldownUntil: t.String(), paymentAddress: t.String(), walletBalance: t.String(), instructions: t.String(),
+        x402PaymentHeader: t.Union([t.String(), t.Null()], { description: 'a ready X-402-Payment value when no operator received the credits yet' }),
+      }) } },
       handler: ({ body, auth }) => s.faucet.drip(body ?? {}, auth),
     }),
     defineRoute({
