@@ -24,7 +24,7 @@ export interface TaskEvent { id: number; taskId: string; stage: number; name: st
 export class PipelineRunner {
   readonly events = new EventEmitter()
   private q
-  private store: TaskStore
+  readonly store: TaskStore
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)

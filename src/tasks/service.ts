@@ -1,7 +1,6 @@
 // Task submission (validation, idempotency, admission through stages 1–2), task views, the
 // public list, and the per-task SSE stream of stage transitions.
 import { TASK_TYPES } from '../agents/schema'
-import { tasks } from '../db/schema'
 import { TIER_LIMITS } from '../config'
 import { effectiveTier } from '../operators/service'
 import { isoOrNull } from '../clock'
@@ -38,11 +37,11 @@ export class TaskService {
           return { task: this.s.pipeline.task(prior.id)!, replayed: true }
         }
       }
-      const task = this.s.db.insert(tasks).values({
+      const task = this.s.pipeline.store.insert({
         id: newId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash, createdAt: now, updatedAt: now,
-      }).returning().get()
+      })
       return { task: this.s.pipeline.admit(task, agent), replayed: false }
     })()
   }

@@ -13,7 +13,7 @@ const SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')}
 
 export class TaskStore {
   private byId: Statement
-  private updates = new Map<string, Statement>()
+  private statements = new Map<string, Statement>()
 
   constructor(private db: Database) {
     this.byId = db.prepare(`${SELECT} WHERE id = ?1`)
@@ -26,19 +26,36 @@ export class TaskStore {
     return row as unknown as TaskRow
   }
 
+  /** Inserts a task (columns not given take their defaults) and returns the stored row. */
+  insert(row: TaskPatch & { id: string; operatorId: string; createdAt: number }): TaskRow {
+    const keys = Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined).sort()
+    const sig = `insert:${keys.join(',')}`
+    let stmt = this.statements.get(sig)
+    if (!stmt) {
+      stmt = this.db.prepare(`INSERT INTO tasks (${keys.map((k) => BY_KEY.get(k)!.name).join(', ')}) VALUES (${keys.map((_, i) => `?${i + 1}`).join(', ')})`)
+      this.statements.set(sig, stmt)
+    }
+    stmt.run(...this.values(row, keys))
+    return this.get(row.id)!
+  }
+
+  private values(row: Record<string, unknown>, keys: string[]): (string | number | null)[] {
+    return keys.map((k) => {
+      const v = row[k]
+      return BY_KEY.get(k)!.json && v !== null ? JSON.stringify(v) : (v as string | number | null)
+    })
+  }
+
   /** Applies a patch with one prepared UPDATE per distinct set of columns. */
   update(id: string, patch: TaskPatch): void {
     const keys = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined).sort()
     if (keys.length === 0) return
     const sig = keys.join(',')
-    let stmt = this.updates.get(sig)
+    let stmt = this.statements.get(sig)
     if (!stmt) {
       stmt = this.db.prepare(`UPDATE tasks SET ${keys.map((k, i) => `${BY_KEY.get(k)!.name} = ?${i + 2}`).join(', ')} WHERE id = ?1`)
-      this.updates.set(sig, stmt)
+      this.statements.set(sig, stmt)
     }
-    stmt.run(id, ...keys.map((k) => {
-      const v = (patch as Record<string, unknown>)[k]
-      return BY_KEY.get(k)!.json && v !== null ? JSON.stringify(v) : (v as string | number | null)
-    }))
+    stmt.run(id, ...this.values(patch as Record<string, unknown>, keys))
   }
 }
