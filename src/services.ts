@@ -20,6 +20,7 @@ import { migrate, openDb, type Db } from './db'
 import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
+import { GroupCommitter } from './db/group-commit'
 import { KeyService } from './keys/service'
 import type { Logger } from './log'
 import { GithubClient } from './operators/github'
@@ -39,6 +40,8 @@ export interface Services {
   tokens: TokenService
   auth: Authenticator
   jobs: JobRunner
+  /** Shared group commit for hot-path writes (pipeline stages, job completion). */
+  group: GroupCommitter
   metrics: HttpMetrics
   setup: SetupService
   ledger: Ledger
@@ -82,7 +85,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
     auth: new Authenticator(tokens, operators, keys, clock),
-    jobs: new JobRunner(db.$client, clock, log),
+    group: new GroupCommitter(db.$client),
+    jobs: null as unknown as JobRunner,
     metrics: new HttpMetrics(),
     setup: new SetupService(),
     github: config.github.enabled ? new GithubClient(config.github) : null,
@@ -116,6 +120,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   s.wallet = new WalletService(db.$client, clock, s.pioneer, config)
   s.x402 = new X402Gate(s)
   s.faucet = new Faucet(s)
+  s.jobs = new JobRunner(db.$client, clock, log, 64, s.group)
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)
   s.credits = new CreditService(s)

@@ -6,6 +6,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
+import type { GroupCommitter } from '../db/group-commit'
 
 export interface JobRow {
   id: number; kind: string; payload: string; status: string; runAt: number; attempts: number; maxAttempts: number
@@ -27,7 +28,7 @@ export class JobRunner {
   private lastTickAt = 0
   private stmts
 
-  constructor(sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64) {
+  constructor(sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
     this.stmts = {
       insert: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
@@ -141,7 +142,10 @@ export class JobRunner {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`)
       await handler(JSON.parse(job.payload), { ...job, attempts: job.attempts + 1 })
-      this.stmts.done.run(job.id, this.clock.now())
+      // Marking done may share a commit with others: if it is lost in a crash the job runs again,
+      // and handlers are idempotent.
+      if (this.group) await this.group.run(() => this.stmts.done.run(job.id, this.clock.now()))
+      else this.stmts.done.run(job.id, this.clock.now())
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e)
       const attempts = job.attempts + 1

@@ -1,8 +1,10 @@
 // The pipeline runner. Stages 1 (policy) and 2 (debit) run inside the submit transaction; stages
 // 3–8 run from a durable job ('task.run'). Each stage's result, its extra writes and the stage
-// counter commit in one transaction before the next stage starts, so after a crash the job resumes
-// at the first stage not yet committed and nothing is applied twice.
+// counter commit atomically (a savepoint inside a group commit shared with other tasks' stages)
+// before the next stage starts, so after a crash the job resumes at the first stage not yet
+// committed and nothing is applied twice.
 import { EventEmitter } from 'node:events'
+import type { GroupCommitter } from '../db/group-commit'
 import { TaskStore } from '../tasks/store'
 import type { AgentRow } from '../agents/service'
 import type { Services } from '../services'
@@ -25,11 +27,13 @@ export class PipelineRunner {
   readonly events = new EventEmitter()
   private q
   readonly store: TaskStore
+  private group: GroupCommitter
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
     const db = s.db.$client
     this.store = new TaskStore(db)
+    this.group = s.group
     this.q = {
       event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
     }
@@ -52,18 +56,20 @@ export class PipelineRunner {
 
   /** Stages 3–8, resuming after the last committed stage. */
   async run(taskId: string): Promise<void> {
-    let task = this.task(taskId)
-    if (!task || TERMINAL.has(task.status) || task.status === 'PENDING_APPROVAL') return
+    const first = this.task(taskId)
+    if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
+    let task: TaskRow = first
     const agent = this.s.agents.byId(task.agentId)!
     for (const stage of STAGES.slice(task.stage)) {
       if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
       const r = await stage.run!({ task, agent, s: this.s })
-      if (r.fail) { this.s.db.$client.transaction(() => this.commitFailure(task!, stage, r.fail!))(); return }
+      const cur = task
+      if (r.fail) { await this.group.run(() => this.commitFailure(cur, stage, r.fail!)); return }
       if (r.queued) {
-        this.s.db.$client.transaction(() => { task = this.commit(task!, { ...stage, n: task!.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued') })()
+        await this.group.run(() => this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued'))
         return
       }
-      this.s.db.$client.transaction(() => { task = this.commit(task!, stage, r) })()
+      task = await this.group.run(() => this.commit(cur, stage, r))
     }
   }
 
