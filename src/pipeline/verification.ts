@@ -56,3 +56,12 @@ export function verifyOutput(taskType: string, prompt: string, output: string, t
   const record = { version: 1, taskType, threshold, score, status, checks, outputHash: keccak256(toHex(output)), promptHash: keccak256(toHex(prompt)) }
   return { score, status, record, proof: keccak256(toHex(JSON.stringify(record))) as Hex }
 }
+
+/** The prompt and output hashes, computed once in stage 4 and kept in the verification record. */
+export function taskHashes(task: { prompt: string; output: string | null; verification: Record<string, unknown> | null }): { promptHash: Hex; outputHash: Hex } {
+  const v = task.verification as { promptHash?: Hex; outputHash?: Hex } | null
+  return {
+    promptHash: v?.promptHash ?? keccak256(toHex(task.prompt)),
+    outputHash: v?.outputHash ?? keccak256(toHex(task.output ?? '')),
+  }
+}

@@ -1,13 +1,13 @@
 // Stage 5: the task document on the embedded IPFS node. Deterministic content, so a resumed
 // task stores the same CID again.
-import { keccak256, toHex } from 'viem'
+import { taskHashes } from '../verification'
 import type { Stage, TaskRow } from '../types'
 
 export function taskDocument(task: TaskRow) {
   return {
     type: 'taskgate.task/v1',
     taskId: task.id, operatorId: task.operatorId, agentId: task.agentId, taskType: task.taskType,
-    promptHash: keccak256(toHex(task.prompt)),
+    promptHash: taskHashes(task).promptHash,
     output: task.output,
     model: task.model, provider: task.provider,
     timings: { createdAt: new Date(task.createdAt).toISOString(), computeStartedAt: iso(task.computeStartedAt), computeFinishedAt: iso(task.computeFinishedAt), latencyMs: task.latencyMs },

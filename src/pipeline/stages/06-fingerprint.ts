@@ -1,6 +1,7 @@
 // Stage 6: fingerprint. Extends the agent's stateRoot hash chain and its behaviour statistics in
 // the same transaction that marks the stage done, so a resumed task never counts twice.
-import { keccak256, toHex, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { taskHashes } from '../verification'
 import { leafHash, nextStateRoot, observe } from '../../agents/fingerprint'
 import type { Stage } from '../types'
 
@@ -8,7 +9,7 @@ export const fingerprint: Stage = {
   n: 6,
   name: 'fingerprint',
   run: async ({ task, agent, s }) => {
-    const leaf = leafHash({ taskId: task.id, ipfsCid: task.ipfsCid!, outputHash: keccak256(toHex(task.output ?? '')), verificationScore: task.verificationScore ?? 0, latencyMs: task.latencyMs ?? 0 })
+    const leaf = leafHash({ taskId: task.id, ipfsCid: task.ipfsCid!, outputHash: taskHashes(task).outputHash, verificationScore: task.verificationScore ?? 0, latencyMs: task.latencyMs ?? 0 })
     return {
       patch: {},
       detail: { leaf },

@@ -4,13 +4,14 @@
 import { keccak256, toHex, type Hex } from 'viem'
 import { encodeTaskAttestationData } from '../../chain/signer'
 import type { Stage } from '../types'
+import { taskHashes } from '../verification'
 
 export const attest: Stage = {
   n: 7,
   name: 'attestation',
   run: async ({ task, s }) => {
     const data = encodeTaskAttestationData({
-      taskId: task.id, agentId: task.agentId, promptHash: keccak256(toHex(task.prompt)), outputHash: keccak256(toHex(task.output ?? '')),
+      taskId: task.id, agentId: task.agentId, ...taskHashes(task),
       ipfsCid: task.ipfsCid!, stateRoot: task.stateRoot as Hex, verificationScoreBps: Math.round((task.verificationScore ?? 0) * 10000),
       verified: task.verificationStatus === 'VERIFIED',
     })

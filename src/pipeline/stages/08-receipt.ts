@@ -1,5 +1,6 @@
 // Stage 8: the EIP-712 signed receipt, stored on IPFS; the task completes with it.
-import { keccak256, toHex, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { taskHashes } from '../verification'
 import type { Stage } from '../types'
 
 export const receipt: Stage = {
@@ -9,7 +10,7 @@ export const receipt: Stage = {
     const completedAt = task.computeFinishedAt ?? s.clock.now()
     const signed = await s.signer.signReceipt({
       taskId: task.id, operatorId: task.operatorId, agentId: task.agentId, taskType: task.taskType, model: task.model, provider: task.provider,
-      promptHash: keccak256(toHex(task.prompt)), outputHash: keccak256(toHex(task.output ?? '')), ipfsCid: task.ipfsCid!,
+      ...taskHashes(task), ipfsCid: task.ipfsCid!,
       stateRoot: task.stateRoot as Hex, verificationScoreBps: Math.round((task.verificationScore ?? 0) * 10000),
       verified: task.verificationStatus === 'VERIFIED', verificationProof: task.verificationProof as Hex,
       attestationUid: task.attestationUid as Hex, creditsCharged: BigInt(task.creditsCharged), completedAt: BigInt(Math.floor(completedAt / 1000)),
