@@ -11,6 +11,7 @@ import { ipfsRoutes } from './ipfs/routes'
 import { keyRoutes } from './keys/routes'
 import { moneyRoutes } from './money/routes'
 import { proofRoutes } from './proofs/routes'
+import { publicRoutes } from './public/routes'
 import { taskRoutes } from './tasks/routes'
 import { walletRoutes } from './wallet/routes'
 import { createLogger, type Logger } from './log'
@@ -23,7 +24,7 @@ export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.di
 
 export function allRoutes(s: Services): RouteDef[] {
   const routes: RouteDef[] = []
-  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s))
+  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s))
   return routes
 }
 

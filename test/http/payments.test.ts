@@ -121,7 +121,8 @@ describe('x402', () => {
   test('replays, underpayment, expiry and forgeries are refused; only valid signatures count against a wallet', async () => {
     const o = await operator('defender')
     const account = privateKeyToAccount(generatePrivateKey())
-    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 }) // unbound yet: no credits, USDC only
+    await bindWallet(o.token, account) // so the agent passport reports on this wallet
     const req = await requirementsFor(o.agent)
     const submit = (header: string) => s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': header } })
 
@@ -163,6 +164,8 @@ describe('x402', () => {
     expect(state).toMatchObject({ blocked: true, reason: 'REPEATED_INVALID_PAYMENTS' })
     const fresh = await createPaymentHeader(account, 1, req)
     expectProblem(await submit(fresh), 403, 'PAYER_BLOCKED')
+    const passport = (await s.get(`/api/v1/public/agent/${o.agent.agentId}/passport`)).body
+    expect(passport.x402).toMatchObject({ blocked: true, reason: 'REPEATED_INVALID_PAYMENTS', walletChecked: account.address })
     expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99') // only the one good payment settled
   })
 

@@ -177,3 +177,23 @@ describe('explorer pages', () => {
     expectProblem(await s.get(`/explorer/attestation/0x${'0'.repeat(64)}`), 404, 'NOT_FOUND')
   })
 })
+
+describe('public stats and passport', () => {
+  test('stats count operators, agents and tasks; the passport shows trust metrics', async () => {
+    const st = (await s.get('/api/v1/public/stats')).body
+    expect(st.totalTasks).toBeGreaterThanOrEqual(4)
+    expect(st.totalAgents).toBeGreaterThanOrEqual(1)
+    expect(st.totalOperators).toBeGreaterThanOrEqual(3)
+    expect(st.avgLatencyMs).toBeGreaterThan(0)
+    expect(st.verificationRate).toBeGreaterThan(0)
+    expect(st.verificationRate).toBeLessThanOrEqual(1)
+    const p = (await s.get(`/api/v1/public/agent/${agent.agentId}/passport`)).body
+    expect(Object.keys(p).sort()).toEqual(['agentId', 'ari', 'cq', 'driftScore', 'enrolledAt', 'lastActiveAt', 'totalTasks', 'trustLevel', 'vci', 'verifiedTasks', 'x402'])
+    expect(p.trustLevel).toBe('PROBATIONARY') // fewer than 5 tasks
+    expect(p.totalTasks).toBeGreaterThanOrEqual(4)
+    expect(p.verifiedTasks).toBeLessThanOrEqual(p.totalTasks)
+    for (const k of ['ari', 'vci', 'cq']) { expect(p[k]).toBeGreaterThanOrEqual(0); expect(p[k]).toBeLessThanOrEqual(1) }
+    expect(p.x402).toMatchObject({ blocked: false, reason: null, walletChecked: null })
+    expectProblem(await s.get('/api/v1/public/agent/agent_nope/passport'), 404, 'NOT_FOUND')
+  })
+})
