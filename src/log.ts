@@ -11,7 +11,40 @@ export const REDACT_PATHS = [
 
 export type Logger = pino.Logger
 
-export function createLogger(level: string, dest: pino.DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
+/**
+ * Hands log lines to sonic-boom (pino's destination) in one write per event-loop turn. Under load,
+ * sonic-boom's write() measures the byte length of its whole pending buffer for every line
+ * (up to 16 KB), which cost a sixth of a busy server's CPU; one joined write per turn avoids it.
+ */
+class BatchingDestination {
+  private lines: string[] = []
+  constructor(private sonic: ReturnType<typeof pino.destination>) {
+    process.once('exit', () => this.flushSync())
+  }
+  write(line: string): boolean {
+    this.lines.push(line)
+    if (this.lines.length === 1) setImmediate(this.drain)
+    return true
+  }
+  private drain = (): void => {
+    if (this.lines.length === 0) return
+    const chunk = this.lines.join('')
+    this.lines = []
+    this.sonic.write(chunk)
+  }
+  flush(cb?: (err?: Error) => void): void {
+    this.drain()
+    this.sonic.flush(cb)
+  }
+  flushSync(): void {
+    this.drain()
+    try { this.sonic.flushSync() } catch { /* not ready or already closed */ }
+  }
+}
+
+export const stdoutDestination = (): pino.DestinationStream => new BatchingDestination(pino.destination({ dest: 1, sync: false }))
+
+export function createLogger(level: string, dest: pino.DestinationStream = stdoutDestination()): Logger {
   const log = pino(
     {
       level,
