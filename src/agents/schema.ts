@@ -6,7 +6,6 @@ export const TASK_TYPES = [
   'general', 'code', 'analysis', 'creative', 'trade_signal', 'sentiment_analysis', 'evm_action', 'spend_control',
   'data_analysis', 'external_comms', 'deploy_actions', 'content_publication',
 ] as const
-export type TaskType = (typeof TASK_TYPES)[number]
 
 const capabilities = t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: TASK_TYPES.length, uniqueItems: true, description: `subset of: ${TASK_TYPES.join(', ')}` })
 
