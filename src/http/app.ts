@@ -7,7 +7,7 @@ import { ProblemError, problemResponse, type FieldError } from './errors'
 import type { HttpMetrics } from './metrics'
 import type { RouteDef } from './route'
 
-export interface RequestInfo { requestId: string; route: string | null; ip: string }
+export interface RequestInfo { requestId: string; route: string | null; readonly ip: string }
 
 const requestInfo = new WeakMap<Request, RequestInfo>()
 export const infoOf = (r: Request): RequestInfo => requestInfo.get(r) ?? { requestId: 'unknown', route: null, ip: '' }
@@ -74,10 +74,12 @@ export function createHttp(o: HttpOptions) {
     })
 
   for (const def of o.routes) {
-    const hook: Record<string, unknown> = {
+    // Credentials are checked in `transform`, i.e. before body/query validation. Public routes only
+    // record their route there (for logs and metrics of validation errors), when they validate input.
+    const validates = !!(def.params || def.query || def.body)
+    const hook: Record<string, unknown> = def.auth === 'none' ? (validates ? { transform: (c: { request: Request }) => { infoOf(c.request).route = def.path } } : {}) : {
       transform: async (c: { request: Request; set: { headers: Record<string, string | number> } } & Record<string, unknown>) => {
-        const info = infoOf(c.request)
-        info.route = def.path
+        infoOf(c.request).route = def.path
         c.principal = await o.auth.authenticate(c.request, def, c.set.headers)
       },
     }
@@ -86,9 +88,10 @@ export function createHttp(o: HttpOptions) {
     if (def.body) hook.body = def.body
     app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) => {
       const info = infoOf(c.request)
+      info.route = def.path
       return def.handler({
         params: c.params, query: c.query, body: c.body, auth: c.principal as never,
-        request: c.request, requestId: info.requestId, ip: info.ip, set: c.set,
+        request: c.request, requestId: info.requestId, get ip() { return info.ip }, set: c.set,
       } as never)
     }) as never, hook as never)
   }
@@ -99,7 +102,11 @@ export function createHttp(o: HttpOptions) {
   async function fetch(request: Request, server: { requestIP(r: Request): { address: string } | null }): Promise<Response> {
     const t0 = performance.now()
     const sent = request.headers.get('x-request-id')
-    const info: RequestInfo = { requestId: sent && REQUEST_ID_RE.test(sent) ? sent : crypto.randomUUID(), route: null, ip: server.requestIP(request)?.address ?? '' }
+    let ip: string | undefined
+    const info: RequestInfo = {
+      requestId: sent && REQUEST_ID_RE.test(sent) ? sent : crypto.randomUUID(), route: null,
+      get ip() { return (ip ??= server.requestIP(request)?.address ?? '') }, // only the routes that need it pay for it
+    }
     requestInfo.set(request, info)
     let res: Response
     const len = Number(request.headers.get('content-length') ?? 0)
