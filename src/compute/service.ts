@@ -130,7 +130,8 @@ export class ComputeService {
     const tried = new Set<string>()
     let lastError = 'no key available'
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const key = this.acquire(p, tried)
+      // A retry waits (up to the provider timeout) for another key that is only busy, not cooling down.
+      const key = attempt === 1 ? this.acquire(p, tried) : await this.waitForKey(p, tried, Date.now() + this.timeoutMs)
       if (!key) {
         if (attempt === 1) return 'busy'
         break
@@ -152,6 +153,22 @@ export class ComputeService {
       }
     }
     throw new ComputeFailed(lastError, tried.size)
+  }
+
+  private async waitForKey(p: Provider, tried: Set<string>, deadline: number): Promise<PoolKey | null> {
+    for (;;) {
+      const key = this.acquire(p, tried)
+      if (key) return key
+      const now = this.clock.now()
+      if (!p.keys.some((k) => !tried.has(k.id) && k.cooldownUntil <= now)) return null // the rest are cooling down
+      const left = deadline - Date.now()
+      if (left <= 0) return null
+      await new Promise<void>((resolve) => {
+        const done = () => { off(); clearTimeout(timer); resolve() }
+        const off = this.onCapacity(done)
+        const timer = setTimeout(done, Math.min(250, left)) // rpm windows free up with time, not events
+      })
+    }
   }
 
   private acquire(p: Provider, exclude: Set<string>): PoolKey | null {
