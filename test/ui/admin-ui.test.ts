@@ -1,0 +1,72 @@
+// The embedded admin UI in a real browser (Debian's Chromium through playwright-core): first-run
+// setup, creating an API key, registering an agent and running a task, against the real server.
+// Skipped, loudly, when no Chromium is installed (CI installs it: see .ci/run).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { startServer, type TestServer } from '../helpers/server'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const available = existsSync(CHROMIUM)
+if (!available) console.warn(`admin UI tests skipped: no Chromium at ${CHROMIUM}`)
+
+let s: TestServer
+let browser: Browser
+let page: Page
+const pageErrors: string[] = []
+
+describe.skipIf(!available)('admin UI', () => {
+  beforeAll(async () => {
+    s = await startServer()
+    browser = await chromium.launch({
+      executablePath: CHROMIUM, headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+    page = await browser.newPage()
+    page.on('pageerror', (e) => pageErrors.push(String(e)))
+  }, 30_000)
+  afterAll(async () => { await browser?.close(); await s?.cleanup() })
+
+  test('first-run setup through the printed URL signs the admin in', async () => {
+    await page.goto(`${s.url}/#/setup?token=${s.setupToken()}`)
+    await page.fill('input[name="login"]', 'admin')
+    await page.fill('input[name="password"]', 'admin-password')
+    await page.click('button[type="submit"]')
+    await page.waitForFunction(() => !location.hash.startsWith('#/setup'))
+    expect(await page.evaluate(() => sessionStorage.length)).toBeGreaterThan(0)
+    const admins = (await s.get('/api/v1/admin/operators', { token: (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken })).body
+    expect(admins.map((o: any) => o.identityLogin)).toContain('admin')
+  })
+
+  test('creating a key shows the full key once, and it works', async () => {
+    await page.goto(`${s.url}/#/keys`)
+    await page.fill('input[name="name"]', 'from-the-ui')
+    await page.click('form button[type="submit"]')
+    const key = (await page.locator('text=/tg_test_[1-9A-HJ-NP-Za-km-z]{30,}/').first().textContent())!.match(/tg_test_[1-9A-HJ-NP-Za-km-z]+/)![0]
+    expect((await s.get('/api/v1/whoami', { key })).body.identityLogin).toBe('admin')
+  })
+
+  test('registering an agent and submitting a task from the UI completes it', async () => {
+    await page.goto(`${s.url}/#/agents`)
+    await page.locator('table, .empty').first().waitFor() // the agent list has rendered
+    await page.locator('details:has(summary:has-text("Register an agent"))').evaluate((d) => { (d as HTMLDetailsElement).open = true })
+    const reg = page.locator('form[aria-label="Register an agent"]')
+    await reg.locator('input[name="displayName"]').fill('UI bot')
+    await reg.locator('input[value="sentiment_analysis"]').check()
+    await reg.locator('button[type="submit"]').click()
+    await page.locator('text=/tg_test_/').first().waitFor()
+    const token = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
+    const agents = (await s.get('/api/v1/agents', { token })).body
+    expect(agents.map((a: any) => a.displayName)).toContain('UI bot')
+    const uiBot = agents.find((a: any) => a.displayName === 'UI bot')
+    await page.goto(`${s.url}/#/tasks?submit=${uiBot.agentId}`) // opens the submit form for this agent
+    const form = page.locator('form[aria-label="Submit a task"]')
+    await form.locator('select[name="taskType"]').selectOption('sentiment_analysis')
+    await form.locator('textarea[name="prompt"]').fill('The dashboard is lovely and fast.')
+    await form.locator('button[type="submit"]').click()
+    await page.waitForFunction(() => document.body.innerText.includes('COMPLETED'), undefined, { timeout: 15_000 })
+    const tasks = (await s.get('/api/v1/operator/tasks', { token })).body
+    expect(tasks.data[0]).toMatchObject({ status: 'COMPLETED', taskType: 'sentiment_analysis' })
+    expect(pageErrors).toEqual([])
+  }, 30_000)
+})
