@@ -64,7 +64,8 @@ describe.skipIf(!available)('admin UI', () => {
     await form.locator('select[name="taskType"]').selectOption('sentiment_analysis')
     await form.locator('textarea[name="prompt"]').fill('The dashboard is lovely and fast.')
     await form.locator('button[type="submit"]').click()
-    await page.waitForFunction(() => document.body.innerText.includes('COMPLETED'), undefined, { timeout: 15_000 })
+    // the result panel under the form follows the task's stages live until it completes
+    await page.waitForFunction(() => document.querySelector('.submit-result')?.textContent?.includes('COMPLETED'), undefined, { timeout: 15_000 })
     const tasks = (await s.get('/api/v1/operator/tasks', { token })).body
     expect(tasks.data[0]).toMatchObject({ status: 'COMPLETED', taskType: 'sentiment_analysis' })
     expect(pageErrors).toEqual([])
