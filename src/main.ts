@@ -6,10 +6,7 @@ import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
 import { migrate, openDb } from './db'
-import { KeyService } from './keys/service'
-import { createLogger } from './log'
-import { effectiveTier, OperatorService } from './operators/service'
-import { Ledger } from './credits/ledger'
+import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
 import { loadSecrets } from './secrets'
@@ -37,15 +34,11 @@ function fail(msg: string): never {
 
 function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
-  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr as never)
   const secrets = loadSecrets(config.dataDir, config.phase)
   const db = openDb(config.dataDir)
   migrate(db)
   const clock = new Clock(db.$client)
-  const keys = new KeyService(db, clock, config.phase)
-  const ledger = new Ledger(db.$client, clock)
-  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
-  return { config, log, secrets, db, clock, operators }
+  return { config, secrets, db, clock, operators: buildAccounts(db, clock, config).operators }
 }
 
 const str = (v: string | true | undefined, name: string): string => (typeof v === 'string' && v !== '' ? v : fail(`--${name} is required`))

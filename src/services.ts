@@ -24,7 +24,8 @@ import { GroupCommitter } from './db/group-commit'
 import { KeyService } from './keys/service'
 import type { Logger } from './log'
 import { GithubClient } from './operators/github'
-import { effectiveTier, OperatorService } from './operators/service'
+import { buildAccounts } from './operators/accounts'
+import type { OperatorService } from './operators/service'
 import { SetupService } from './operators/setup'
 import { TokenService } from './operators/tokens'
 import { loadSecrets, type Secrets } from './secrets'
@@ -73,9 +74,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const applied = migrate(db)
   if (applied) log.info({ applied }, 'database migrations applied')
   const clock = new Clock(db.$client)
-  const keys = new KeyService(db, clock, config.phase)
-  const ledger = new Ledger(db.$client, clock)
-  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
+  const { keys, ledger, operators } = buildAccounts(db, clock, config)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs, secrets.dataKey)

@@ -1,7 +1,7 @@
 // HTTP for credits: billing, balance (self only), dashboard, admin grants.
 import { t } from 'elysia'
 import { defineRoute } from '../http/route'
-import { QueryInt, queryInt } from '../http/schemas'
+import { pageQuery, QueryInt } from '../http/schemas'
 import type { Services } from '../services'
 
 const Balance = t.Object({
@@ -22,7 +22,7 @@ export function creditRoutes(s: Services) {
       summary: 'Credit balance and the ledger, newest first',
       description: 'Balance = allocationBalance (refilled to the tier\'s monthly allocation at 00:00 UTC on the 1st; does not carry over) + purchasedBalance (grants, payments, refunds; carries over). Spending takes the allocation first.',
       responses: { 200: { description: 'billing', schema: t.Object({ balance: Balance, transactions: t.Array(Transaction), page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() }) } },
-      handler: ({ auth, query }) => s.credits.billing(auth.operator.id, queryInt('page', query.page, { min: 1, max: 1_000_000, def: 1 }), queryInt('limit', query.limit, { min: 1, max: 100, def: 20 })),
+      handler: ({ auth, query }) => { const { page, limit } = pageQuery(query); return s.credits.billing(auth.operator.id, page, limit) },
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/credits/balance/:operatorId', auth: 'bearer', tags, params: t.Object({ operatorId: t.String({ minLength: 1, maxLength: 64 }) }),

@@ -27,4 +27,10 @@ export function queryInt(name: string, raw: string | undefined, o: { min: number
   return n
 }
 
+/** `?page` (from 1) and `?limit` (1–100, default 20), range-checked. */
+export const pageQuery = (q: { page?: string; limit?: string }) => ({
+  page: queryInt('page', q.page, { min: 1, max: 1_000_000, def: 1 }),
+  limit: queryInt('limit', q.limit, { min: 1, max: 100, def: 20 }),
+})
+
 export const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])

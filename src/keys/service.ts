@@ -20,6 +20,7 @@ export const keyPrefixOf = (k: Pick<ApiKeyRow, 'first4' | 'last4'>) => `${k.firs
 
 export class KeyService {
   private byHash
+  private touchStmt
   private resolved: ReadCache<{ key: ApiKeyRow; operator: OperatorRow } | null>
   private operatorById
   private pendingLastUsed = new Map<string, number>()
@@ -33,6 +34,7 @@ export class KeyService {
       rate_limit_rpm AS rateLimitRpm, is_test_key AS isTestKey, test_uses_remaining AS testUsesRemaining, last_used_at AS lastUsedAt,
       created_at AS createdAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL`)
     this.resolved = new ReadCache(db.$client)
+    this.touchStmt = db.$client.prepare('UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)')
     this.operatorById = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
   }
 
@@ -51,8 +53,7 @@ export class KeyService {
     if (this.pendingLastUsed.size === 0) return
     const entries = [...this.pendingLastUsed]
     this.pendingLastUsed.clear()
-    const stmt = this.db.$client.prepare('UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)')
-    this.db.$client.transaction(() => { for (const [id, at] of entries) stmt.run(at, id) })()
+    this.db.$client.transaction(() => { for (const [id, at] of entries) this.touchStmt.run(at, id) })()
   }
 
   generate(): string {

@@ -166,28 +166,33 @@ export class X402Gate {
   }
 
   private assertNotBlocked(payer: string): void {
-    const st = this.walletState(payer)
+    const st = this.blockOf(payer)
     if (st.blocked) throw new ProblemError(403, 'PAYER_BLOCKED', `wallet ${payer} is blocked from x402 payments (${st.reason})`, { reason: st.reason })
   }
 
   private assertHourly(payer: string): void {
-    const st = this.walletState(payer)
+    const st = this.hourlyOf(payer)
     if (st.rateLimitRemaining === 0) {
       throw new ProblemError(429, 'X402_RATE_LIMITED', `wallet ${payer} reached ${st.rateLimitMax} paid requests this hour`, { retryAfterSeconds: Math.ceil(st.rateLimitResetMs / 1000) }, { 'retry-after': String(Math.max(1, Math.ceil(st.rateLimitResetMs / 1000))), 'x-ratelimit-reset': String(st.rateLimitResetUnix) })
     }
   }
 
+  private blockOf(wallet: string): { blocked: boolean; reason: string | null } {
+    const b = this.q.blocked.get(wallet.toLowerCase()) as { reason: string; until: number } | null
+    const active = !!b && b.until > this.s.clock.now()
+    return { blocked: active, reason: active ? b!.reason : null }
+  }
+
   /** The defence state of a wallet: what the agent passport shows under `x402`. */
-  walletState(wallet: string) {
-    const w = wallet.toLowerCase()
+  private hourlyOf(wallet: string) {
     const now = this.s.clock.now()
-    const b = this.q.blocked.get(w) as { reason: string; until: number } | null
-    const h = this.q.hourly.get(w, now - HOUR) as { n: number; first: number | null }
+    const h = this.q.hourly.get(wallet.toLowerCase(), now - HOUR) as { n: number; first: number | null }
     const max = this.s.config.x402.maxPaidPerHour
     const resetMs = h.first ? Math.max(0, h.first + HOUR - now) : 0
-    return {
-      blocked: !!b && b.until > now, reason: b && b.until > now ? b.reason : null, walletChecked: isAddress(wallet, { strict: false }) ? getAddress(wallet) : wallet,
-      rateLimitMax: max, rateLimitRemaining: Math.max(0, max - h.n), rateLimitResetMs: resetMs, rateLimitResetUnix: Math.ceil((now + resetMs) / 1000),
-    }
+    return { rateLimitMax: max, rateLimitRemaining: Math.max(0, max - h.n), rateLimitResetMs: resetMs, rateLimitResetUnix: Math.ceil((now + resetMs) / 1000) }
+  }
+
+  walletState(wallet: string) {
+    return { ...this.blockOf(wallet), walletChecked: isAddress(wallet, { strict: false }) ? getAddress(wallet) : wallet, ...this.hourlyOf(wallet) }
   }
 }

@@ -3,14 +3,12 @@ import { ProblemError } from '../http/errors'
 import { InsufficientCredits } from '../credits/ledger'
 import { defineRoute } from '../http/route'
 import { SSE_HEADERS } from '../http/sse'
-import { queryInt } from '../http/schemas'
+import { pageQuery, queryInt } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
 import { ListQuery, SubmitBody, SubmitQuery, TaskDetail, TaskIdParams, TaskList } from './schema'
 
-const listQuery = (q: { page?: string; limit?: string; status?: string; taskType?: string; operatorId?: string; agentId?: string }) => ({
-  ...q, page: queryInt('page', q.page, { min: 1, max: 1_000_000, def: 1 }), limit: queryInt('limit', q.limit, { min: 1, max: 100, def: 20 }),
-})
+const listQuery = (q: { page?: string; limit?: string; status?: string; taskType?: string; operatorId?: string; agentId?: string }) => ({ ...q, ...pageQuery(q) })
 
 
 export function taskRoutes(s: Services) {

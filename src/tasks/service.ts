@@ -113,8 +113,8 @@ export class TaskService {
     }
     const w = where.join(' AND ')
     const total = (this.s.db.$client.query(`SELECT count(*) AS n FROM tasks WHERE ${w}`).get(...args) as { n: number }).n
-    const rows = this.s.db.$client.query(`SELECT id FROM tasks WHERE ${w} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`).all(...args) as { id: string }[]
-    return { data: rows.map((r) => this.publicView(this.s.pipeline.task(r.id)!)), total, page, limit, totalPages: Math.ceil(total / limit) }
+    const rows = this.s.pipeline.store.select(w, args, `ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`)
+    return { data: rows.map((t) => this.publicView(t)), total, page, limit, totalPages: Math.ceil(total / limit) }
   }
 
   /** SSE of stage transitions: replays the timeline, follows live events, ends when the task is terminal. */

@@ -11,6 +11,11 @@ const BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]))
 const JSON_KEYS = COLUMNS.filter((c) => c.json).map((c) => c.key)
 const SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')} FROM tasks`
 
+function fromRow(row: Record<string, unknown>): TaskRow {
+  for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
+  return row as unknown as TaskRow
+}
+
 export class TaskStore {
   private byId: Statement
   private statements = new Map<string, Statement>()
@@ -21,9 +26,12 @@ export class TaskStore {
 
   get(id: string): TaskRow | null {
     const row = this.byId.get(id) as Record<string, unknown> | null
-    if (!row) return null
-    for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
-    return row as unknown as TaskRow
+    return row ? fromRow(row) : null
+  }
+
+  /** Full rows matching a WHERE clause built by the caller from fixed column names (values are bound). */
+  select(where: string, args: (string | number)[], orderLimit: string): TaskRow[] {
+    return (this.db.query(`${SELECT} WHERE ${where} ${orderLimit}`).all(...args) as Record<string, unknown>[]).map(fromRow)
   }
 
   /** Inserts a task (columns not given take their defaults) and returns the stored row. */
