@@ -26,7 +26,9 @@ const OPERATOR = { login: 'bench', password: 'benchpassword', tier: 'ENTERPRISE'
 const KEY_RPM = 1_000_000
 // Every task costs a credit and the ledger account opens with the tier's monthly credits, so the
 // CLI (operator create) and the server both get a large ENTERPRISE allocation.
-const BENCH_ENV = { TASKGATE_TIERS_ENTERPRISE_MONTHLY_CREDITS: '100000000' }
+// The load generator is one client (one address, one operator): the abuse limits meant for the open
+// internet would turn the measurement into a 429 count.
+const BENCH_ENV = { TASKGATE_TIERS_ENTERPRISE_MONTHLY_CREDITS: '100000000', TASKGATE_BEARER_RPM: '1000000000' }
 const FAKE = { name: 'fake', model: 'fake-gpt', keys: ['sk-fake-1', 'sk-fake-2'] }
 const OVERHEAD_NAME = 'pipeline overhead fake-gpt c=1'
 const OVERHEAD_MAX_P50_MS = 1
@@ -35,7 +37,7 @@ const PAYMENTS_CONCURRENCY = 8
 const PAYMENTS_ADMIN = { login: 'benchadmin', password: 'benchpassword' }
 // The payments server: sign-ups open with 0 credits (the paid operator must pay every task) and a
 // wallet may pay far more than the default 60 requests per hour.
-const PAYMENTS_ENV = { TASKGATE_TIERS_FREE_MONTHLY_CREDITS: '0', TASKGATE_X402_MAX_PAID_PER_HOUR: '1000000', TASKGATE_FAUCET_MAX_USDC: '100' }
+const PAYMENTS_ENV = { TASKGATE_TIERS_FREE_MONTHLY_CREDITS: '0', TASKGATE_X402_MAX_PAID_PER_HOUR: '1000000', TASKGATE_FAUCET_MAX_USDC: '100', TASKGATE_FAUCET_PER_ADDRESS_PER_DAY: '1000', TASKGATE_BEARER_RPM: '1000000000' }
 
 // ---------------------------------------------------------------- options
 

@@ -28,8 +28,10 @@ export class Clock {
   /** Moves the clock forward by `ms` and waits for every listener (e.g. the scheduler) to catch up. */
   async advance(ms: number): Promise<number> {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward')
-    this.offsetMs += ms
-    this.sqlite?.query("INSERT INTO meta (key, value) VALUES ('clock.offsetMs', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(this.offsetMs))
+    // Stored first: when the write fails (a full disk) the clock has not moved.
+    const next = this.offsetMs + ms
+    this.sqlite?.query("INSERT INTO meta (key, value) VALUES ('clock.offsetMs', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(next))
+    this.offsetMs = next
     for (const fn of this.listeners) await fn(this.now())
     return this.now()
   }

@@ -24,12 +24,20 @@ export const SETTINGS: Setting[] = [
   { key: 'server.host', env: 'TASKGATE_HOST', flag: 'host', kind: 'string', def: '127.0.0.1', doc: 'Interface to listen on (0.0.0.0 for all).' },
   { key: 'server.publicUrl', env: 'TASKGATE_PUBLIC_URL', kind: 'string', def: '', doc: 'Base URL users reach the service at (default http://host:port).' },
   { key: 'server.jsonBodyLimit', env: 'TASKGATE_JSON_BODY_LIMIT', kind: 'int', def: 1024 * 1024, doc: 'Largest JSON request body in bytes.' },
-  { key: 'server.uploadBodyLimit', env: 'TASKGATE_UPLOAD_BODY_LIMIT', kind: 'int', def: 10 * 1024 * 1024, doc: 'Largest upload (multipart) body in bytes.' },
+  { key: 'server.uploadBodyLimit', env: 'TASKGATE_UPLOAD_BODY_LIMIT', kind: 'int', def: 10 * 1024 * 1024, doc: 'Largest upload (multipart) body in bytes (upload routes only).' },
+  { key: 'server.idleTimeoutSeconds', env: 'TASKGATE_IDLE_TIMEOUT_SECONDS', kind: 'int', def: 10, doc: 'Idle connections are closed after this many seconds (event streams and long waits are exempt).' },
+  { key: 'uploads.perDay', env: 'TASKGATE_UPLOADS_PER_DAY', kind: 'int', def: 100, doc: 'Uploads per operator per rolling 24 h.' },
+  { key: 'uploads.bytesPerDay', env: 'TASKGATE_UPLOAD_BYTES_PER_DAY', kind: 'int', def: 200 * 1024 * 1024, doc: 'Uploaded bytes per operator per rolling 24 h.' },
+  { key: 'storage.probeMs', env: 'TASKGATE_STORAGE_PROBE_MS', kind: 'int', def: 2000, doc: 'While the disk is full, how often to check whether space is back.' },
   { key: 'phase', env: 'TASKGATE_PHASE', kind: 'string', def: 'testnet', doc: 'Network phase: testnet or live.' },
   { key: 'log.level', env: 'TASKGATE_LOG_LEVEL', flag: 'log-level', kind: 'string', def: 'info', doc: 'pino log level (trace … fatal, silent).' },
   { key: 'auth.signup', env: 'TASKGATE_SIGNUP', kind: 'bool', def: (c: Record<string, unknown>) => c.phase !== 'live', doc: 'Open sign-up (default: on in testnet, off in live).' },
   { key: 'auth.tokenTtlSeconds', env: 'TASKGATE_TOKEN_TTL_SECONDS', kind: 'int', def: 12 * 3600, doc: 'Bearer token lifetime.' },
-  { key: 'auth.loginAttemptsPerMinute', env: 'TASKGATE_LOGIN_ATTEMPTS_PER_MINUTE', kind: 'int', def: 10, doc: 'Failed-login budget per login and client address.' },
+  { key: 'auth.loginFailuresPerLoginAddress', env: 'TASKGATE_LOGIN_FAILURES_PER_LOGIN_ADDRESS', kind: 'int', def: 10, doc: 'Failed sign-ins per 15 minutes for one login from one client address.' },
+  { key: 'auth.loginFailuresPerLogin', env: 'TASKGATE_LOGIN_FAILURES_PER_LOGIN', kind: 'int', def: 100, doc: 'Failed sign-ins per 15 minutes for one login from all addresses.' },
+  { key: 'auth.loginFailuresPerAddress', env: 'TASKGATE_LOGIN_FAILURES_PER_ADDRESS', kind: 'int', def: 30, doc: 'Failed sign-ins per 15 minutes from one client address, any login.' },
+  { key: 'auth.signupsPerAddressPerHour', env: 'TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR', kind: 'int', def: 10, doc: 'Accepted sign-ups per client address per hour.' },
+  { key: 'auth.bearerRpm', env: 'TASKGATE_BEARER_RPM', kind: 'int', def: 600, doc: 'Requests per minute per operator with a bearer token.' },
   { key: 'github.clientId', env: 'TASKGATE_GITHUB_CLIENT_ID', kind: 'string', def: '', doc: 'GitHub OAuth app client id (enables GitHub login).' },
   { key: 'github.clientSecret', env: 'TASKGATE_GITHUB_CLIENT_SECRET', kind: 'string', def: '', doc: 'GitHub OAuth app client secret.' },
   { key: 'github.webUrl', env: 'TASKGATE_GITHUB_WEB_URL', kind: 'string', def: 'https://github.com', doc: 'GitHub web base URL (authorize and token endpoints).' },
@@ -47,6 +55,7 @@ export const SETTINGS: Setting[] = [
   { key: 'explorer.txUrl', env: 'TASKGATE_EXPLORER_TX_URL', kind: 'string', def: '', doc: 'Verification explorer URL template with {hash} (default: this server\'s /explorer pages).' },
   { key: 'explorer.attestationUrl', env: 'TASKGATE_EXPLORER_ATTESTATION_URL', kind: 'string', def: '', doc: 'Attestation explorer URL template with {uid} (default: this server\'s /explorer pages).' },
   { key: 'sse.pingMs', env: 'TASKGATE_SSE_PING_MS', kind: 'int', def: 15000, doc: 'Interval of `: ping` comments on event streams.' },
+  { key: 'sse.authCheckMs', env: 'TASKGATE_SSE_AUTH_CHECK_MS', kind: 'int', def: 2000, doc: 'How often open event streams re-check their credential (revoked, logged out, suspended → stream ends).' },
   { key: 'x402.payTo', env: 'TASKGATE_X402_PAY_TO', kind: 'string', def: '', doc: 'Payment gate address (default: the service signer address).' },
   { key: 'x402.pricePerCredit', env: 'TASKGATE_X402_PRICE_PER_CREDIT', kind: 'int', def: 10000, doc: 'USDC base units per credit (10000 = 0.01 USDC).' },
   { key: 'x402.maxPaidPerHour', env: 'TASKGATE_X402_MAX_PAID_PER_HOUR', kind: 'int', def: 60, doc: 'Paid requests per payer wallet per hour.' },
@@ -55,6 +64,7 @@ export const SETTINGS: Setting[] = [
   { key: 'faucet.defaultUsdc', env: 'TASKGATE_FAUCET_DEFAULT_USDC', kind: 'number', def: 10, doc: 'Faucet amount when none is asked for (USDC).' },
   { key: 'faucet.maxUsdc', env: 'TASKGATE_FAUCET_MAX_USDC', kind: 'number', def: 100, doc: 'Largest faucet amount (USDC).' },
   { key: 'faucet.cooldownHours', env: 'TASKGATE_FAUCET_COOLDOWN_HOURS', kind: 'number', def: 24, doc: 'One faucet call per wallet per this many hours.' },
+  { key: 'faucet.perAddressPerDay', env: 'TASKGATE_FAUCET_PER_ADDRESS_PER_DAY', kind: 'int', def: 5, doc: 'Faucet calls per client address per rolling 24 h.' },
   { key: 'leaderboard.pioneer.taskPoints', env: 'TASKGATE_PIONEER_TASK_POINTS', kind: 'int', def: 25, doc: 'Pioneer points per completed task.' },
   { key: 'leaderboard.pioneer.walletBindPoints', env: 'TASKGATE_PIONEER_WALLET_BIND_POINTS', kind: 'int', def: 500, doc: 'Pioneer points for the first wallet bind.' },
   { key: 'leaderboard.pioneer.trustedLevelPoints', env: 'TASKGATE_PIONEER_TRUSTED_LEVEL_POINTS', kind: 'int', def: 2000, doc: 'Pioneer points when an agent first reaches TRUSTED.' },
@@ -81,7 +91,12 @@ export interface Config {
   logLevel: string
   signup: boolean
   tokenTtlSeconds: number
-  loginAttemptsPerMinute: number
+  login: { failuresPerLoginAddress: number; failuresPerLogin: number; failuresPerAddress: number; signupsPerAddressPerHour: number }
+  bearerRpm: number
+  idleTimeoutSeconds: number
+  uploads: { perDay: number; bytesPerDay: number }
+  storageProbeMs: number
+  sseAuthCheckMs: number
   github: { clientId: string; clientSecret: string; webUrl: string; apiUrl: string; enabled: boolean }
   metricsToken: string
   testClock: boolean
@@ -96,7 +111,7 @@ export interface Config {
   explorerAttestationUrl: string
   ssePingMs: number
   x402: { payTo: string; pricePerCredit: number; maxPaidPerHour: number; blockAfterStrikes: number; blockHours: number }
-  faucet: { defaultUsdc: number; maxUsdc: number; cooldownHours: number }
+  faucet: { defaultUsdc: number; maxUsdc: number; cooldownHours: number; perAddressPerDay: number }
 }
 
 export class ConfigError extends Error {}
@@ -195,7 +210,15 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     logLevel: flat['log.level'] as string,
     signup: flat['auth.signup'] as boolean,
     tokenTtlSeconds: flat['auth.tokenTtlSeconds'] as number,
-    loginAttemptsPerMinute: flat['auth.loginAttemptsPerMinute'] as number,
+    login: {
+      failuresPerLoginAddress: flat['auth.loginFailuresPerLoginAddress'] as number, failuresPerLogin: flat['auth.loginFailuresPerLogin'] as number,
+      failuresPerAddress: flat['auth.loginFailuresPerAddress'] as number, signupsPerAddressPerHour: flat['auth.signupsPerAddressPerHour'] as number,
+    },
+    bearerRpm: Math.max(1, flat['auth.bearerRpm'] as number),
+    idleTimeoutSeconds: Math.min(255, Math.max(1, flat['server.idleTimeoutSeconds'] as number)),
+    uploads: { perDay: flat['uploads.perDay'] as number, bytesPerDay: flat['uploads.bytesPerDay'] as number },
+    storageProbeMs: Math.max(50, flat['storage.probeMs'] as number),
+    sseAuthCheckMs: Math.max(50, flat['sse.authCheckMs'] as number),
     github: {
       ...gh,
       webUrl: (flat['github.webUrl'] as string).replace(/\/+$/, ''),
@@ -228,6 +251,9 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
       payTo: flat['x402.payTo'] as string, pricePerCredit: Math.max(1, flat['x402.pricePerCredit'] as number),
       maxPaidPerHour: flat['x402.maxPaidPerHour'] as number, blockAfterStrikes: Math.max(1, flat['x402.blockAfterStrikes'] as number), blockHours: flat['x402.blockHours'] as number,
     },
-    faucet: { defaultUsdc: flat['faucet.defaultUsdc'] as number, maxUsdc: flat['faucet.maxUsdc'] as number, cooldownHours: flat['faucet.cooldownHours'] as number },
+    faucet: {
+      defaultUsdc: flat['faucet.defaultUsdc'] as number, maxUsdc: flat['faucet.maxUsdc'] as number, cooldownHours: flat['faucet.cooldownHours'] as number,
+      perAddressPerDay: flat['faucet.perAddressPerDay'] as number,
+    },
   }
 }

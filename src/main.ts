@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // CLI entry (decisions.md §11): serve, migrate, operator, token, backup, version.
 import { Database } from 'bun:sqlite'
-import { existsSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
@@ -119,10 +119,14 @@ async function main(argv: string[]): Promise<void> {
       const targets = [[dbPath, resolve(target)], [ipfsPath, `${resolve(target)}.ipfs`]].filter(([from]) => existsSync(from!)) as [string, string][]
       for (const [, to] of targets) if (existsSync(to)) fail(`${to} already exists`)
       for (const [from, to] of targets) {
+        // The copy holds everything the data dir does (0700): create it empty with mode 0600 first,
+        // so it is never readable by others, not even for a moment (VACUUM INTO accepts an empty file).
+        closeSync(openSync(to, 'wx', 0o600))
         const db = new Database(from)
         db.run('PRAGMA busy_timeout = 5000')
         db.query('VACUUM INTO ?1').run(to) // consistent online snapshot, safe while serving
         db.close()
+        chmodSync(to, 0o600)
         process.stdout.write(`backup written to ${to}\n`)
       }
       return

@@ -3,6 +3,8 @@ import { staticPlugin } from '@elysiajs/static'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createHttp } from './http/app'
+import { storageProbe } from './db'
+import { isStorageFull } from './db/storage'
 import type { RouteDef } from './http/route'
 import { agentRoutes } from './agents/routes'
 import { computeRoutes } from './compute/routes'
@@ -28,27 +30,46 @@ export function allRoutes(s: Services): RouteDef[] {
   return routes
 }
 
+/** A write made at start-up: on a full disk it is retried once storage is available again. */
+function startupWrite(s: Services, what: string, write: () => void): void {
+  try {
+    write()
+  } catch (e) {
+    if (!isStorageFull(e)) throw e
+    s.storage.markFull(e)
+    s.log.warn({ step: what, err: (e as Error).message, code: (e as { code?: string }).code }, 'start-up write deferred until storage is available')
+    const off = s.storage.onRecovered(() => { off(); startupWrite(s, what, write) })
+  }
+}
+
 export interface RunningServer { services: Services; url: string; port: number; stop(): Promise<void> }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const s = await buildServices(config, log)
+  // The probes that decide when a full disk has room again; then the reserve check: a server that
+  // starts on a full disk says so in its log, serves reads and defers its start-up writes.
+  s.storage.addProbe('taskgate.db', () => storageProbe(s.db.$client))
+  s.storage.addProbe('ipfs.db', () => s.ipfs.probeWrite())
+  s.storage.start()
   const http = createHttp({
     routes: allRoutes(s), auth: s.auth, log, metrics: s.metrics,
-    jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit,
+    jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit, storage: s.storage,
   })
   http.app.use(await staticPlugin({ assets: uiDir, prefix: '/', alwaysStatic: true, indexHTML: true }))
   http.app.compile()
   const server = Bun.serve({
-    port: config.port, hostname: config.host, maxRequestBodySize: config.uploadBodyLimit + 1024 * 1024,
+    // Body limits are ours (problem+json 413 on the declared length, or while streaming), so Bun's own
+    // cap, which answers an empty 413, sits far above them. Bun does not buffer a body nobody reads.
+    port: config.port, hostname: config.host, maxRequestBodySize: 2 ** 40, idleTimeout: config.idleTimeoutSeconds,
     fetch: (req, srv) => http.fetch(req, srv),
     error: () => new Response('internal error', { status: 500 }),
   })
   s.setBoundPort(server.port!)
-  s.keys.start()
+  s.keys.start(1000, s.storage)
   if (!s.signer.startWorker()) log.warn('signing runs on the main thread (no worker)')
-  s.jobs.start()
-  s.credits.schedule()
-  s.overflow.start()
+  s.jobs.start(250, s.storage)
+  startupWrite(s, 'credit refill schedule', () => s.credits.schedule())
+  s.overflow.start(s.storage)
   s.setup.open(s.operators.countAdmins() === 0)
   log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')
   s.printSetupUrl()
@@ -58,13 +79,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     async stop() {
       if (stopped) return
       stopped = true
+      s.storage.stop()
       await server.stop()
       await s.overflow.stop()
       await s.jobs.stop()
       await s.ipfs.stop()
       s.signer.stopWorker()
       s.keys.stop()
-      s.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      // On a full disk the checkpoint cannot grow the database file: the WAL stays and is replayed at the next start.
+      try { s.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
       s.db.$client.close()
       log.flush?.()
     },

@@ -7,7 +7,9 @@ import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
 import { Ledger } from './credits/ledger'
 import { CreditService } from './credits/service'
+import { GuardrailStore } from './guardrails/store'
 import { IpfsNode } from './ipfs/node'
+import { UploadService } from './ipfs/uploads'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
@@ -21,6 +23,7 @@ import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
 import { GroupCommitter } from './db/group-commit'
+import { StorageMonitor } from './db/storage'
 import { KeyService } from './keys/service'
 import type { Logger } from './log'
 import { GithubClient } from './operators/github'
@@ -44,6 +47,8 @@ export interface Services {
   /** Shared group commit for hot-path writes (pipeline stages, job completion). */
   group: GroupCommitter
   metrics: HttpMetrics
+  /** Whether the disk is full (writes answer 507 STORAGE_FULL; /readyz reports it). */
+  storage: StorageMonitor
   setup: SetupService
   ledger: Ledger
   credits: CreditService
@@ -52,6 +57,8 @@ export interface Services {
   compute: ComputeService
   overflow: OverflowQueue
   ipfs: IpfsNode
+  guardrails: GuardrailStore
+  uploads: UploadService
   signer: Signer
   chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
@@ -70,6 +77,8 @@ export interface Services {
 
 export async function buildServices(config: Config, log: Logger): Promise<Services> {
   const secrets = loadSecrets(config.dataDir, config.phase)
+  // Built before the databases open: on a full disk it frees its reserve so they can (src/db/storage.ts).
+  const storage = new StorageMonitor({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs })
   const db = openDb(config.dataDir)
   const applied = migrate(db)
   if (applied) log.info({ applied }, 'database migrations applied')
@@ -83,10 +92,11 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
-    auth: new Authenticator(tokens, operators, keys, clock),
+    auth: new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs }),
     group: new GroupCommitter(db.$client),
     jobs: null as unknown as JobRunner,
     metrics: new HttpMetrics(),
+    storage,
     setup: new SetupService(),
     github: config.github.enabled ? new GithubClient(config.github) : null,
     baseUrl: () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`,
@@ -98,6 +108,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
     setBoundPort: (p) => { port = p },
     ledger, compute, ipfs,
+    guardrails: new GuardrailStore(db.$client),
+    uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
     pioneer: new PioneerService(db.$client, clock),
     agents: new AgentService(db.$client, clock, keys, compute.modelExists),
     overflow: null as unknown as OverflowQueue,
@@ -118,7 +130,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   operators.pointsOf = (id) => s.pioneer.total(id)
   s.wallet = new WalletService(db.$client, clock, s.pioneer, config)
   s.x402 = new X402Gate(s)
-  s.faucet = new Faucet(s)
+  s.faucet = new Faucet(db.$client, clock, config, s.usdc, s.x402, s.wallet, secrets.devWalletKey)
   s.jobs = new JobRunner(db.$client, clock, log, 64, s.group)
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)

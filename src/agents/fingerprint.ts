@@ -27,6 +27,21 @@ export function observe(m: Metrics, sample: Record<Metric, number>): Metrics {
   return out
 }
 
+/**
+ * Failures that count against an agent's record (ari): the agent's own run failed or was refused.
+ * Operator-side causes (no credits, kill-switch, an approval nobody answered) do not.
+ */
+export const AGENT_FAULTS = new Set(['COMPUTE_FAILED', 'OUTPUT_BLOCKED', 'GUARDRAIL_BLOCKED', 'APPROVAL_DENIED'])
+
+/** Records a failed attempt: only the failure statistic moves (a failure has no latency or output to learn from). */
+export function observeFailure(m: Metrics): Metrics {
+  const s = m.failure ?? { n: 0, mean: 0, m2: 0 }
+  const n = s.n + 1
+  const d = 1 - s.mean
+  const mean = s.mean + d / n
+  return { ...m, failure: { n, mean, m2: s.m2 + d * (1 - mean) }, last: { ...m.last, failure: 1 } }
+}
+
 export const variance = (s?: Stat) => (s && s.n > 1 ? s.m2 / (s.n - 1) : 0)
 
 /** Trust metrics for the passport (decisions.md §10); all in [0, 1] except driftScore (≥ 0). */
@@ -51,12 +66,16 @@ export function trustMetrics(m: Metrics, totalTasks: number, verifiedTasks: numb
 
 export const TRUST_LEVELS = ['QUARANTINE', 'PROBATIONARY', 'PROVISIONAL', 'STANDARD', 'TRUSTED'] as const
 
-/** Thresholds (documented in docs/pipeline.md): volume first, then quality. */
-export function trustLevel(totalTasks: number, t: { ari: number; vci: number; driftScore: number }): (typeof TRUST_LEVELS)[number] {
-  if (totalTasks >= 5 && (t.ari < 0.5 || t.driftScore > 4)) return 'QUARANTINE'
-  if (totalTasks < 5) return 'PROBATIONARY'
-  if (totalTasks < 25 || t.vci < 0.5) return 'PROVISIONAL'
-  if (totalTasks < 100 || t.ari < 0.95 || t.vci < 0.8) return 'STANDARD'
+/**
+ * Thresholds (documented in docs/pipeline.md): volume first, then quality. `completed` counts
+ * completed tasks; `attempts` also the agent's own failures (AGENT_FAULTS), so an agent that keeps
+ * failing reaches QUARANTINE, while failures never lift it out of PROBATIONARY.
+ */
+export function trustLevel(completed: number, attempts: number, t: { ari: number; vci: number; driftScore: number }): (typeof TRUST_LEVELS)[number] {
+  if (attempts >= 5 && (t.ari < 0.5 || t.driftScore > 4)) return 'QUARANTINE'
+  if (completed < 5) return 'PROBATIONARY'
+  if (completed < 25 || t.vci < 0.5) return 'PROVISIONAL'
+  if (completed < 100 || t.ari < 0.95 || t.vci < 0.8) return 'STANDARD'
   return 'TRUSTED'
 }
 

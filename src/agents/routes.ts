@@ -53,7 +53,7 @@ export function agentRoutes(s: Services) {
       handler: ({ auth, params, body }) => agentView(s.agents.update(auth.operator.id, params.agentId, body)),
     }),
     defineRoute({
-      method: 'POST', path: '/api/v1/agents/:agentId/test-run', auth: 'bearer', tags, params: AgentIdParams, body: t.Union([TestRunBody, t.Null()]),
+      method: 'POST', path: '/api/v1/agents/:agentId/test-run', auth: 'bearer', longLived: true, tags, params: AgentIdParams, body: t.Union([TestRunBody, t.Null()]),
       summary: 'Run a free diagnostic task through the operator\'s test key',
       description: `Uses the operator's system-generated diagnostic key (created on first use, isTestKey: true, ${TEST_KEY_USES} uses, not counted in the key limit); one use per run; 403 TEST_KEY_EXHAUSTED when none are left. taskType defaults to the agent's first capability. Waits for the result like submit.`,
       responses: { 200: { description: 'finished task', schema: TaskDetail }, 202: { description: 'still running', schema: TaskDetail } },

@@ -87,7 +87,7 @@ export class AgentService {
 
   trust(a: AgentRow) {
     const t = trustMetrics(a.metrics, a.totalTasks, a.verifiedTasks)
-    return { ...t, trustLevel: trustLevel(a.totalTasks, t) }
+    return { ...t, trustLevel: trustLevel(a.totalTasks, Math.max(a.totalTasks, a.metrics.failure?.n ?? 0), t) }
   }
 }
 

@@ -1,11 +1,14 @@
 // Overflow queue: compute work that found the key pool full waits here, durably, and runs FIFO per
-// operator and round-robin across operators as capacity frees up. Each job has an event log
+// operator and model (a job never waits behind one for another, saturated model) and round-robin
+// across operators as capacity frees up. Each job has an event log
 // (queued, running, completed | failed) that the SSE status stream replays and follows.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
-import { notFound } from '../http/errors'
+import { conflict, notFound } from '../http/errors'
+import { eventStream, type StreamGuard } from '../http/sse'
 import { newId } from '../lib/ids'
 import type { Logger } from '../log'
+import { isStorageFull, type StorageMonitor } from '../db/storage'
 import { ComputeFailed, type ComputeService } from './service'
 import type { CompletionRequest, CompletionResult } from './types'
 
@@ -20,15 +23,25 @@ export class OverflowQueue {
   private pumping = false
   private timer: ReturnType<typeof setInterval> | undefined
   private running = new Set<Promise<void>>()
+  private storage: StorageMonitor | null = null
+  private offRecovered: (() => void) | undefined
+  /** False between start() and its recovery write (nothing is started before: recovery would re-queue it). */
+  private startupDone = true
+  /** Steps a full disk stopped (re-queue a job, record an outcome, resume its task): retried once space is back. */
+  private stalled: (() => void | Promise<void>)[] = []
   private q
 
   constructor(private db: Database, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook) {
     this.q = {
-      insert: db.prepare("INSERT INTO compute_jobs (id, operator_id, task_id, model, request, status, credits_charged, created_at) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7)"),
+      insert: db.prepare("INSERT INTO compute_jobs (id, operator_id, task_id, agent_id, model, request, status, credits_charged, idempotency_key, request_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10)"),
       event: db.prepare('INSERT INTO compute_job_events (job_id, event, data, at) VALUES (?1, ?2, ?3, ?4) RETURNING id'),
-      get: db.prepare('SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, status, result, error_code AS errorCode, error_message AS errorMessage, credits_charged AS creditsCharged, created_at AS createdAt FROM compute_jobs WHERE id = ?1'),
-      heads: db.prepare("SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, created_at AS createdAt FROM compute_jobs c WHERE status = 'queued' AND created_at = (SELECT min(created_at) FROM compute_jobs WHERE status = 'queued' AND operator_id = c.operator_id) ORDER BY created_at, id"),
-      position: db.prepare("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued' AND (created_at < ?1 OR (created_at = ?1 AND id < ?2))"),
+      get: db.prepare('SELECT id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, model, request, status, result, error_code AS errorCode, error_message AS errorMessage, credits_charged AS creditsCharged, created_at AS createdAt FROM compute_jobs WHERE id = ?1'),
+      // The oldest queued job of each (operator, model): index compute_jobs(status, operator_id, model, created_at).
+      heads: db.prepare("SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, created_at AS createdAt FROM compute_jobs c WHERE status = 'queued' AND created_at = (SELECT min(created_at) FROM compute_jobs WHERE status = 'queued' AND operator_id = c.operator_id AND model = c.model) ORDER BY created_at, id"),
+      // Jobs ahead of this one for the same model (jobs for other models do not hold it up).
+      position: db.prepare("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued' AND model = ?3 AND (created_at < ?1 OR (created_at = ?1 AND id < ?2))"),
+      byIdempotencyKey: db.prepare('SELECT id, request_hash AS requestHash FROM compute_jobs WHERE operator_id = ?1 AND idempotency_key = ?2'),
+      firstEvent: db.prepare('SELECT data FROM compute_job_events WHERE job_id = ?1 AND event = ?2 ORDER BY id LIMIT 1'),
       setRunning: db.prepare("UPDATE compute_jobs SET status = 'running', started_at = ?2 WHERE id = ?1 AND status = 'queued'"),
       setQueued: db.prepare("UPDATE compute_jobs SET status = 'queued' WHERE id = ?1"),
       finish: db.prepare('UPDATE compute_jobs SET status = ?2, result = ?3, error_code = ?4, error_message = ?5, finished_at = ?6 WHERE id = ?1'),
@@ -38,25 +51,54 @@ export class OverflowQueue {
     compute.onCapacity(() => this.pump())
   }
 
-  start(): void {
-    const n = this.q.recover.run().changes
-    if (n) this.log.warn({ recovered: n }, 'compute jobs re-queued after restart')
-    this.timer = setInterval(() => this.pump(), 500)
+  /** Re-queues jobs a stopped process left running and starts pumping; a full disk defers both until space is back. */
+  start(storage: StorageMonitor | null = null): void {
+    this.storage = storage
+    this.offRecovered = storage?.onRecovered(() => this.resume())
+    this.startupDone = false
+    this.timer = setInterval(() => this.resume(), 500)
     this.timer.unref?.()
-    this.pump()
+    this.resume()
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
+    this.offRecovered?.()
+    this.stalled = [] // their jobs are 'running' (re-queued at the next start) or already recorded
     await Promise.allSettled([...this.running])
   }
 
-  /** Queues a job (inside the caller's transaction when there is one) and returns its id. */
-  enqueue(operatorId: string, request: CompletionRequest, o: { taskId?: string | null; creditsCharged?: number; id?: string } = {}): { id: string; position: number } {
+  /** The timer's (and storage recovery's) round: start-up recovery once, stalled steps, then pump(). */
+  private resume(): void {
+    if (this.storage?.full) return
+    if (!this.startupDone) {
+      try {
+        const n = this.q.recover.run().changes
+        if (n) this.log.warn({ recovered: n }, 'compute jobs re-queued after restart')
+        this.startupDone = true
+      } catch (e) {
+        if (!isStorageFull(e)) throw e
+        this.storageFull(e)
+        this.log.warn('compute queue start-up deferred until storage is available')
+        return
+      }
+    }
+    const stalled = this.stalled
+    this.stalled = []
+    for (const step of stalled) this.track(this.attempt(step))
+    this.pump()
+  }
+
+  /**
+   * Queues a job (inside the caller's transaction when there is one) and returns its id. `agentId`
+   * is the agent the job runs for (agent-bound keys read only their own agent's jobs);
+   * `idempotencyKey` + `requestHash` make a retried request answer this job (see replay()).
+   */
+  enqueue(operatorId: string, request: CompletionRequest, o: { taskId?: string | null; agentId?: string | null; creditsCharged?: number; id?: string; idempotencyKey?: string | null; requestHash?: string | null } = {}): { id: string; position: number } {
     const id = o.id ?? newId('job')
     const now = this.clock.now()
-    this.q.insert.run(id, operatorId, o.taskId ?? null, request.model, JSON.stringify(request), o.creditsCharged ?? 0, now)
-    const position = (this.q.position.get(now, id) as { n: number }).n + 1
+    this.q.insert.run(id, operatorId, o.taskId ?? null, o.agentId ?? null, request.model, JSON.stringify(request), o.creditsCharged ?? 0, o.idempotencyKey ?? null, o.requestHash ?? null, now)
+    const position = (this.q.position.get(now, id, request.model) as { n: number }).n + 1
     this.emit(id, 'queued', { position })
     queueMicrotask(() => this.pump())
     return { id, position }
@@ -66,14 +108,30 @@ export class OverflowQueue {
     const row = this.q.get.get(id) as Record<string, any> | null
     if (!row) return null
     return { ...row, request: JSON.parse(row.request), result: row.result ? JSON.parse(row.result) : null } as {
-      id: string; operatorId: string; taskId: string | null; model: string; request: CompletionRequest; status: string
+      id: string; operatorId: string; taskId: string | null; agentId: string | null; model: string; request: CompletionRequest; status: string
       result: CompletionResult | null; errorCode: string | null; errorMessage: string | null; creditsCharged: number; createdAt: number
     }
   }
 
-  /** Runs queued jobs while the pool has capacity: the oldest job of the least recently served operator first. */
+  /**
+   * The job an operator's Idempotency-Key already names, with the 202 body it was first answered
+   * with: null for a new key; 409 IDEMPOTENCY_KEY_REUSED when the key came with another request.
+   */
+  replay(operatorId: string, idempotencyKey: string, requestHash: string): { jobId: string; status: 'queued'; position: number } | null {
+    const prior = this.q.byIdempotencyKey.get(operatorId, idempotencyKey) as { id: string; requestHash: string | null } | null
+    if (!prior) return null
+    if (prior.requestHash !== requestHash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
+    const first = this.q.firstEvent.get(prior.id, 'queued') as { data: string } | null
+    const position = first ? Number(JSON.parse(first.data).position ?? 1) : 1
+    return { jobId: prior.id, status: 'queued', position }
+  }
+
+  /**
+   * Runs queued jobs while the pool has capacity: among the oldest jobs of each (operator, model)
+   * whose model has capacity, the one of the least recently served operator first.
+   */
   pump(): void {
-    if (this.pumping) return
+    if (this.pumping || !this.startupDone || this.storage?.full) return
     this.pumping = true
     try {
       for (;;) {
@@ -88,6 +146,9 @@ export class OverflowQueue {
         const p = this.run(next.id, next.operatorId, next.taskId, JSON.parse(next.request)).finally(() => this.running.delete(p))
         this.running.add(p)
       }
+    } catch (e) {
+      if (!isStorageFull(e)) throw e
+      this.storageFull(e) // what was not started stays queued
     } finally {
       this.pumping = false
     }
@@ -97,13 +158,10 @@ export class OverflowQueue {
   private abandon(job: { id: string; operatorId: string; taskId: string | null; model: string }): void {
     if (this.q.setRunning.run(job.id, this.clock.now()).changes === 0) return
     const error = { code: 'COMPUTE_FAILED', message: `no provider serves model ${job.model} any more` }
-    this.db.transaction(() => {
-      this.q.finish.run(job.id, 'failed', null, error.code, error.message, this.clock.now())
-      this.emit(job.id, 'failed', error)
-    })()
-    const p = Promise.resolve(this.onDone(job, { error })).catch((e) => this.log.error({ jobId: job.id, err: (e as Error).message }, 'compute job hook failed'))
-    this.running.add(p)
-    void p.finally(() => this.running.delete(p))
+    this.track(this.attempt(async () => {
+      this.record(job.id, { error })
+      await this.attempt(() => this.onDone(job, { error }), job.id)
+    }, job.id))
   }
 
   private async run(id: string, operatorId: string, taskId: string | null, request: CompletionRequest): Promise<void> {
@@ -112,24 +170,69 @@ export class OverflowQueue {
       this.emit(id, 'running', {})
       const r = await this.compute.tryRun(request)
       if (r === 'busy') { // capacity vanished between the check and the call: back in line
-        this.q.setQueued.run(id)
-        this.emit(id, 'queued', { position: 1 })
+        await this.attempt(() => this.requeue(id), id)
         return
       }
       outcome = { result: r }
-      this.db.transaction(() => {
-        this.q.finish.run(id, 'completed', JSON.stringify(r), null, null, this.clock.now())
-        this.emit(id, 'completed', { result: { output: r.output, model: r.model, provider: r.provider, usage: r.usage, latencyMs: Math.round(r.latencyMs) } })
-      })()
     } catch (e) {
+      // A full disk before the call: back in line once space is back.
+      if (isStorageFull(e)) { this.stall(e, () => this.requeue(id), id); return }
       const message = e instanceof ComputeFailed ? e.message : 'compute failed'
       outcome = { error: { code: 'COMPUTE_FAILED', message } }
-      this.db.transaction(() => {
-        this.q.finish.run(id, 'failed', null, 'COMPUTE_FAILED', message, this.clock.now())
-        this.emit(id, 'failed', { code: 'COMPUTE_FAILED', message })
-      })()
     }
-    try { await this.onDone({ id, operatorId, taskId }, outcome) } catch (e) { this.log.error({ jobId: id, err: (e as Error).message }, 'compute job hook failed') }
+    // A full disk keeps the outcome in memory: it is recorded, and its task resumed, once space is back.
+    await this.attempt(async () => {
+      this.record(id, outcome)
+      await this.attempt(() => this.onDone({ id, operatorId, taskId }, outcome), id)
+    }, id)
+  }
+
+  /** Writes a job's outcome and its terminal event. */
+  private record(id: string, outcome: { result?: CompletionResult; error?: { code: string; message: string } }): void {
+    this.db.transaction(() => {
+      const r = outcome.result
+      if (r) {
+        this.q.finish.run(id, 'completed', JSON.stringify(r), null, null, this.clock.now())
+        this.emit(id, 'completed', { result: { output: r.output, model: r.model, provider: r.provider, usage: r.usage, latencyMs: Math.round(r.latencyMs) } })
+      } else {
+        const { code, message } = outcome.error!
+        this.q.finish.run(id, 'failed', null, code, message, this.clock.now())
+        this.emit(id, 'failed', { code, message })
+      }
+    })()
+  }
+
+  private requeue(id: string): void {
+    this.db.transaction(() => {
+      this.q.setQueued.run(id)
+      this.emit(id, 'queued', { position: 1 })
+    })()
+  }
+
+  /** Runs a step; a full disk stalls it until storage is back, other errors are logged. */
+  private async attempt(step: () => void | Promise<void>, jobId?: string): Promise<void> {
+    try {
+      await step()
+    } catch (e) {
+      if (isStorageFull(e)) this.stall(e, step, jobId)
+      else this.log.error({ jobId, err: (e as Error).message }, 'compute job hook failed')
+    }
+  }
+
+  private stall(error: unknown, step: () => void | Promise<void>, jobId?: string): void {
+    this.stalled.push(step)
+    this.storageFull(error)
+    this.log.warn({ jobId }, 'compute job waits for storage to be available')
+  }
+
+  private storageFull(error: unknown): void {
+    if (this.storage) this.storage.markFull(error)
+    else this.log.warn({ err: (error as Error).message }, 'storage is full')
+  }
+
+  private track(p: Promise<void>): void {
+    this.running.add(p)
+    void p.finally(() => this.running.delete(p))
   }
 
   private emit(jobId: string, event: string, data: Record<string, unknown>): void {
@@ -140,51 +243,37 @@ export class OverflowQueue {
 
   /**
    * The SSE stream of a job: replays events after `lastEventId`, then follows live ones, a
-   * `: ping` comment every `pingMs`, and ends after the terminal event.
+   * `: ping` comment every `pingMs`, and ends after the terminal event, when the client leaves or
+   * when the guard's credential stops being valid.
    */
-  stream(jobId: string, lastEventId: number, signal: AbortSignal, pingMs = 15_000): ReadableStream<Uint8Array> {
+  stream(jobId: string, lastEventId: number, guard: StreamGuard, pingMs = 15_000): ReadableStream<Uint8Array> {
     if (!this.q.get.get(jobId)) throw notFound('compute job')
-    const enc = new TextEncoder()
-    let cleanup = () => {}
-    return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        let closed = false
+    return eventStream({
+      guard, pingMs, retryMs: 2000,
+      open: (sink) => {
         let lastSent = lastEventId
         const send = (e: JobEvent) => {
-          if (closed || e.id <= lastSent) return
+          if (sink.closed || e.id <= lastSent) return
           lastSent = e.id
-          controller.enqueue(enc.encode(`id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify({ jobId, status: e.event, ...e.data })}\n\n`))
-          if (TERMINAL.has(e.event)) close()
-        }
-        const close = () => {
-          if (closed) return
-          closed = true
-          cleanup()
-          try { controller.close() } catch { /* already closed */ }
+          sink.send({ id: e.id, event: e.event, data: { jobId, status: e.event, ...e.data } })
+          if (TERMINAL.has(e.event)) sink.close()
         }
         const set = this.listeners.get(jobId) ?? new Set()
         this.listeners.set(jobId, set)
         set.add(send)
-        const ping = setInterval(() => { if (!closed) controller.enqueue(enc.encode(': ping\n\n')) }, pingMs)
-        const onAbort = () => close()
-        signal.addEventListener('abort', onAbort)
-        cleanup = () => {
-          clearInterval(ping)
-          set.delete(send)
-          if (set.size === 0) this.listeners.delete(jobId)
-          signal.removeEventListener('abort', onAbort)
-        }
-        controller.enqueue(enc.encode('retry: 2000\n\n'))
         const past = this.q.events.all(jobId, lastEventId) as { id: number; event: string; data: string }[]
         for (const e of past) send({ id: e.id, event: e.event, data: JSON.parse(e.data) })
         // A client resuming after the end gets the terminal event again.
-        if (!closed && past.length === 0) {
+        if (!sink.closed && past.length === 0) {
           const all = this.q.events.all(jobId, 0) as { id: number; event: string; data: string }[]
           const last = all[all.length - 1]
           if (last && TERMINAL.has(last.event)) { lastSent = last.id - 1; send({ id: last.id, event: last.event, data: JSON.parse(last.data) }) }
         }
+        return () => {
+          set.delete(send)
+          if (set.size === 0 && this.listeners.get(jobId) === set) this.listeners.delete(jobId)
+        }
       },
-      cancel: () => cleanup(),
     })
   }
 }

@@ -1,11 +1,11 @@
 // HTTP for compute: admin provider registry, direct compute requests, overflow job status (SSE).
 import { t } from 'elysia'
-import { InsufficientCredits } from '../credits/ledger'
-import { badRequest, notFound } from '../http/errors'
+import { notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
-import { newId } from '../lib/ids'
 import type { Services } from '../services'
 import { SSE_HEADERS } from '../http/sse'
+import { canRead } from '../http/auth'
+import { submitCompute } from './submit'
 
 const ProviderView = t.Object({
   id: t.String(), name: t.String(), kind: t.String(), baseUrl: t.Union([t.String(), t.Null()]), models: t.Array(t.String()),
@@ -48,42 +48,26 @@ export function computeRoutes(s: Services) {
         agentId: t.Optional(t.String({ maxLength: 128 })),
       }),
       summary: 'Queue a compute job (runs at once when the pool has capacity)',
-      description: '202 `{ jobId, status: "queued", position, statusUrl }`; follow `statusUrl` (SSE). Costs the task cost of `taskType` (default general); refunded if the job fails.',
+      description: '202 `{ jobId, status: "queued", position, statusUrl }`; follow `statusUrl` (SSE). Costs the task cost of `taskType` (default general); refunded if the job fails. The job belongs to `agentId` (an agent of the operator, else 404), or to the calling key\'s agent when none is named; an agent-bound key naming another agent → 403 AGENT_KEY_MISMATCH, nothing charged. `Idempotency-Key` (1-255 characters): a replay of the same request answers the original 202 body with `idempotent-replayed: true`, before any payment or credit check (nothing charged again); the same key with another request → 409 IDEMPOTENCY_KEY_REUSED. `position` counts queued jobs for the same model ahead of this one.',
       responses: { 202: { description: 'queued', schema: t.Object({ jobId: t.String(), status: t.String(), position: t.Integer(), statusUrl: t.String() }) } },
       handler: async ({ auth, body, set, request, ip }) => {
-        const model = body.model ?? 'builtin'
-        if (!s.compute.resolveModel(model)) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
-        const messages = body.messages ?? (body.prompt ? [{ role: 'user' as const, content: body.prompt }] : null)
-        if (!messages) throw badRequest('PROMPT_REQUIRED', 'send prompt or messages')
-        if (body.agentId) s.agents.owned(auth.operator.id, body.agentId)
-        const cost = s.tasks.costOf(body.taskType ?? 'general')
-        const paid = await s.x402.gate(request, auth, cost, ip)
-        if (paid) set.headers['x-payment-response'] = paid.header
-        const id = newId('job')
-        let job
-        try {
-          job = s.db.$client.transaction(() => {
-            s.ledger.debit(auth.operator.id, cost, 'compute_debit', `compute:${id}`)
-            return s.overflow.enqueue(auth.operator.id, { model, messages, taskType: body.taskType }, { id, creditsCharged: cost })
-          })()
-        } catch (e) {
-          if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, cost, e.extra.balance as number)
-          throw e
-        }
+        const r = await submitCompute(s, auth, body, request.headers.get('idempotency-key'), request, ip)
+        if (r.paymentHeader) set.headers['x-payment-response'] = r.paymentHeader
+        if (r.replayed) set.headers['idempotent-replayed'] = 'true'
         set.status = 202
-        return { jobId: job.id, status: 'queued', position: job.position, statusUrl: `/api/v1/compute/${job.id}/status` }
+        return r.body
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/compute/:jobId/status', auth: 'either', queryToken: true, tags: ['Compute'], params: t.Object({ jobId: t.String({ minLength: 1, maxLength: 64 }) }),
+      method: 'GET', path: '/api/v1/compute/:jobId/status', auth: 'either', queryToken: true, longLived: true, tags: ['Compute'], params: t.Object({ jobId: t.String({ minLength: 1, maxLength: 64 }) }),
       summary: 'Status of a compute job (server-sent events)',
-      description: 'Events `queued` { position }, `running`, `completed` { result }, `failed` { code, message }, each with an `id:`; `: ping` every 15 s; ends after the terminal event; `Last-Event-ID` resumes; a finished job replays its terminal event. `?access_token=` for EventSource clients.',
+      description: 'Events `queued` { position }, `running`, `completed` { result }, `failed` { code, message }, each with an `id:`; `: ping` every 15 s; ends after the terminal event; `Last-Event-ID` resumes; a finished job replays its terminal event. `?access_token=` for EventSource clients. Another operator\'s job, or for an agent-bound key another agent\'s job (or one not bound to an agent) → 404. The stream also ends within seconds once its credential is revoked, the token logged out or the operator suspended. The server\'s idle timeout does not apply.',
       responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
       handler: ({ auth, params, request }) => {
         const job = s.overflow.job(params.jobId)
-        if (!job || job.operatorId !== auth.operator.id) throw notFound('compute job')
+        if (!job || !canRead(auth, job)) throw notFound('compute job')
         const last = Number(request.headers.get('last-event-id') ?? 0)
-        return new Response(s.overflow.stream(job.id, Number.isFinite(last) && last > 0 ? last : 0, request.signal, s.config.ssePingMs), { headers: SSE_HEADERS })
+        return new Response(s.overflow.stream(job.id, Number.isFinite(last) && last > 0 ? last : 0, s.auth.streamGuard(auth, request.signal), s.config.ssePingMs), { headers: SSE_HEADERS })
       },
     }),
   ]

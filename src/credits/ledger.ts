@@ -21,8 +21,8 @@ export class Ledger {
       get: db.prepare('SELECT operator_id AS operatorId, allocation_balance AS allocationBalance, purchased_balance AS purchasedBalance, monthly_allocation AS monthlyAllocation, last_reset_at AS lastResetAt FROM credit_balances WHERE operator_id = ?1'),
       open: db.prepare('INSERT INTO credit_balances (operator_id, allocation_balance, purchased_balance, monthly_allocation, last_reset_at) VALUES (?1, ?2, 0, ?2, ?3) ON CONFLICT(operator_id) DO NOTHING'),
       set: db.prepare('UPDATE credit_balances SET allocation_balance = ?2, purchased_balance = ?3 WHERE operator_id = ?1'),
-      entry: db.prepare('INSERT INTO ledger_entries (operator_id, delta, balance_after, bucket, reason, task_id, ref, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)'),
-      byRef: db.prepare('SELECT id, delta FROM ledger_entries WHERE ref = ?1'),
+      entry: db.prepare('INSERT INTO ledger_entries (operator_id, delta, balance_after, bucket, reason, task_id, ref, created_at, from_allocation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)'),
+      byRef: db.prepare('SELECT id, delta, bucket, from_allocation AS fromAllocation FROM ledger_entries WHERE ref = ?1'),
       refill: db.prepare('UPDATE credit_balances SET allocation_balance = ?2, monthly_allocation = ?2, last_reset_at = ?3 WHERE operator_id = ?1'),
       due: db.prepare('SELECT operator_id AS operatorId FROM credit_balances WHERE last_reset_at < ?1'),
       count: db.prepare('SELECT count(*) AS n FROM ledger_entries WHERE operator_id = ?1'),
@@ -34,7 +34,7 @@ export class Ledger {
   open(operatorId: string, monthlyAllocation: number): void {
     this.db.transaction(() => {
       const created = this.q.open.run(operatorId, monthlyAllocation, this.clock.now()).changes > 0
-      if (created && monthlyAllocation > 0) this.q.entry.run(operatorId, monthlyAllocation, monthlyAllocation, 'allocation', 'monthly_allocation', null, `open:${operatorId}`, this.clock.now())
+      if (created && monthlyAllocation > 0) this.q.entry.run(operatorId, monthlyAllocation, monthlyAllocation, 'allocation', 'monthly_allocation', null, `open:${operatorId}`, this.clock.now(), null)
     })()
   }
 
@@ -55,7 +55,7 @@ export class Ledger {
     const purchased = b.purchasedBalance - (amount - fromAlloc)
     this.q.set.run(operatorId, alloc, purchased)
     const bucket = fromAlloc === amount ? 'allocation' : fromAlloc === 0 ? 'purchased' : 'mixed'
-    this.q.entry.run(operatorId, -amount, alloc + purchased, bucket, reason, taskId, ref, this.clock.now())
+    this.q.entry.run(operatorId, -amount, alloc + purchased, bucket, reason, taskId, ref, this.clock.now(), fromAlloc)
     return true
   }
 
@@ -66,7 +66,7 @@ export class Ledger {
     const b = this.balance(operatorId)
     if (!b) throw new ProblemError(404, 'NOT_FOUND', 'credit account not found')
     this.q.set.run(operatorId, b.allocationBalance, b.purchasedBalance + amount)
-    this.q.entry.run(operatorId, amount, totalOf(b) + amount, 'purchased', reason, taskId, ref, this.clock.now())
+    this.q.entry.run(operatorId, amount, totalOf(b) + amount, 'purchased', reason, taskId, ref, this.clock.now(), null)
     return true
   }
 
@@ -80,7 +80,7 @@ export class Ledger {
     if (!b) { this.open(operatorId, allocation); return true }
     const delta = allocation - b.allocationBalance
     this.q.refill.run(operatorId, allocation, this.clock.now())
-    this.q.entry.run(operatorId, delta, b.purchasedBalance + allocation, 'allocation', 'monthly_refill', null, ref, this.clock.now())
+    this.q.entry.run(operatorId, delta, b.purchasedBalance + allocation, 'allocation', 'monthly_refill', null, ref, this.clock.now(), null)
     return true
   }
 
@@ -95,14 +95,22 @@ export class Ledger {
     return { total, rows }
   }
 
-  /** Gives back what the debit with `debitRef` took (once). Refunds go to the purchased bucket so they survive a monthly reset. */
+  /**
+   * Gives back what the debit with `debitRef` took (once), to the bucket it came from: allocation
+   * credits go back to the allocation (and so still expire at the next monthly reset), purchased
+   * credits to the purchased bucket. Entries written before buckets were recorded (no
+   * from_allocation) count by their bucket label.
+   */
   refund(operatorId: string, debitRef: string, reason: string, taskId: string | null = null): boolean {
-    const debit = this.q.byRef.get(debitRef) as { delta: number } | null
+    const debit = this.q.byRef.get(debitRef) as { delta: number; bucket: string; fromAllocation: number | null } | null
     if (!debit || this.q.byRef.get(`refund:${debitRef}`)) return false
     const b = this.balance(operatorId)!
     const amount = -debit.delta
-    this.q.set.run(operatorId, b.allocationBalance, b.purchasedBalance + amount)
-    this.q.entry.run(operatorId, amount, totalOf(b) + amount, 'purchased', reason, taskId, `refund:${debitRef}`, this.clock.now())
+    const toAlloc = Math.min(amount, debit.fromAllocation ?? (debit.bucket === 'allocation' ? amount : 0))
+    const toPurchased = amount - toAlloc
+    this.q.set.run(operatorId, b.allocationBalance + toAlloc, b.purchasedBalance + toPurchased)
+    const bucket = toPurchased === 0 ? 'allocation' : toAlloc === 0 ? 'purchased' : 'mixed'
+    this.q.entry.run(operatorId, amount, totalOf(b) + amount, bucket, reason, taskId, `refund:${debitRef}`, this.clock.now(), toAlloc)
     return true
   }
 }

@@ -22,15 +22,24 @@ export class GroupCommitter {
     const batch = this.queue
     this.queue = []
     const results: { ok: boolean; value: unknown }[] = []
+    let aborted: { error: unknown } | null = null
     try {
       this.db.transaction(() => {
         for (const p of batch) {
           try { results.push({ ok: true, value: this.db.transaction(p.fn)() }) } // savepoint per caller
-          catch (e) { results.push({ ok: false, value: e }) }
+          catch (e) {
+            // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite roll back the whole
+            // transaction, not just the savepoint: the callers before this one lost their writes too,
+            // and the ones after it would run in autocommit mode. Abort the batch instead.
+            if (!this.db.inTransaction) { aborted = { error: e }; throw e }
+            results.push({ ok: false, value: e })
+          }
         }
       })()
     } catch (e) {
-      for (const p of batch) p.reject(e) // the COMMIT itself failed: nothing was written
+      const abort = aborted as { error: unknown } | null // set inside the callback
+      const error = abort ? abort.error : e
+      for (const p of batch) p.reject(error) // the transaction was rolled back (or its COMMIT failed): nothing was written
       return
     }
     batch.forEach((p, i) => (results[i]!.ok ? p.resolve(results[i]!.value) : p.reject(results[i]!.value)))

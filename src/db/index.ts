@@ -5,6 +5,7 @@ import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { join } from 'node:path'
 import * as schema from './schema'
 import { journalEntries, sqlByTag } from './migrations'
+import { isStorageFull } from './storage'
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
@@ -34,9 +35,20 @@ export function migrate(db: Db): number {
     }
   })
   const before = countApplied(db.$client)
-  // Same code path as drizzle-orm/bun-sqlite/migrator, fed from embedded files.
-  ;(db as unknown as { dialect: { migrate: Function }; session: unknown }).dialect.migrate(migrations, (db as unknown as { session: unknown }).session, { migrationsFolder: '(embedded)' })
+  // Same code path as drizzle-orm/bun-sqlite/migrator, fed from embedded files. With nothing to
+  // apply it writes nothing, so a server with an up-to-date database starts on a full disk.
+  try {
+    ;(db as unknown as { dialect: { migrate: Function }; session: unknown }).dialect.migrate(migrations, (db as unknown as { session: unknown }).session, { migrationsFolder: '(embedded)' })
+  } catch (e) {
+    if (isStorageFull(e)) throw Object.assign(new Error('cannot apply database migrations: the disk is full (free some space and start again)', { cause: e }), { code: 'SQLITE_FULL' })
+    throw e
+  }
   return countApplied(db.$client) - before
+}
+
+/** The storage monitor's probe on this database: a tiny committed write (throws while the disk is full). */
+export function storageProbe(sqlite: Database): void {
+  sqlite.query("INSERT INTO meta (key, value) VALUES ('storage.probe', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(new Date().toISOString())
 }
 
 function countApplied(sqlite: Database): number {

@@ -121,11 +121,15 @@ export const tasks = sqliteTable('tasks', {
   receipt: text('receipt', { mode: 'json' }).$type<Record<string, unknown> | null>(),
   idempotencyKey: text('idempotency_key'),
   requestHash: text('request_hash'),
+  /** A free diagnostic run (agent test-run): set by the server only, never from client input. */
+  diagnostic: integer('diagnostic', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   completedAt: integer('completed_at'),
 }, (t) => [
   index('tasks_created_idx').on(t.createdAt),
+  index('tasks_ipfs_cid_idx').on(t.ipfsCid),
+  index('tasks_receipt_cid_idx').on(t.receiptCid),
   index('tasks_operator_idx').on(t.operatorId, t.createdAt),
   index('tasks_agent_idx').on(t.agentId, t.createdAt),
   index('tasks_status_idx').on(t.status, t.createdAt),
@@ -150,6 +154,8 @@ export const ledgerEntries = sqliteTable('ledger_entries', {
   delta: integer('delta').notNull(),
   balanceAfter: integer('balance_after').notNull(),
   bucket: text('bucket', { enum: ['allocation', 'purchased', 'mixed'] }).notNull(),
+  /** Debits: how much of the amount came from the allocation bucket (a refund returns it there). */
+  fromAllocation: integer('from_allocation'),
   reason: text('reason').notNull(),
   taskId: text('task_id'),
   ref: text('ref'),
@@ -192,8 +198,11 @@ export const computeJobs = sqliteTable('compute_jobs', {
   id: text('id').primaryKey(),
   operatorId: text('operator_id').notNull(),
   taskId: text('task_id'),
+  agentId: text('agent_id'),
   model: text('model').notNull(),
   request: text('request', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  idempotencyKey: text('idempotency_key'),
+  requestHash: text('request_hash'),
   status: text('status', { enum: ['queued', 'running', 'completed', 'failed'] }).notNull(),
   result: text('result', { mode: 'json' }).$type<Record<string, unknown> | null>(),
   errorCode: text('error_code'),
@@ -202,7 +211,11 @@ export const computeJobs = sqliteTable('compute_jobs', {
   createdAt: integer('created_at').notNull(),
   startedAt: integer('started_at'),
   finishedAt: integer('finished_at'),
-}, (t) => [index('compute_jobs_status_idx').on(t.status, t.createdAt)])
+}, (t) => [
+  index('compute_jobs_status_idx').on(t.status, t.createdAt),
+  index('compute_jobs_queue_idx').on(t.status, t.operatorId, t.model, t.createdAt),
+  uniqueIndex('compute_jobs_idempotency_uq').on(t.operatorId, t.idempotencyKey),
+])
 
 export const computeJobEvents = sqliteTable('compute_job_events', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -264,8 +277,15 @@ export const faucetClaims = sqliteTable('faucet_claims', {
   wallet: text('wallet').notNull(),
   operatorId: text('operator_id'),
   amount: integer('amount').notNull(),
+  /** The client address that asked (per-address daily limit). */
+  clientAddress: text('client_address'),
+  /** Whether this claim started the wallet's cooldown (an anonymous claim below the default amount does not). */
+  startsCooldown: integer('starts_cooldown', { mode: 'boolean' }).notNull().default(true),
   createdAt: integer('created_at').notNull(),
-}, (t) => [index('faucet_wallet_idx').on(t.wallet, t.createdAt)])
+}, (t) => [
+  index('faucet_wallet_idx').on(t.wallet, t.createdAt),
+  index('faucet_client_idx').on(t.clientAddress, t.createdAt),
+])
 
 // Payments received through the x402 gate (X-PAYMENT or the legacy X-402-Payment header).
 export const x402Payments = sqliteTable('x402_payments', {
@@ -273,12 +293,17 @@ export const x402Payments = sqliteTable('x402_payments', {
   operatorId: text('operator_id').notNull(),
   payer: text('payer').notNull(),
   txHash: text('tx_hash').notNull(),
-  scheme: text('scheme', { enum: ['exact', 'legacy'] }).notNull(),
+  /** `faucet`: a faucet gate transfer turned into credits (not a paid request: outside the hourly limit). */
+  scheme: text('scheme', { enum: ['exact', 'legacy', 'faucet'] }).notNull(),
   amount: integer('amount').notNull(),
   credits: integer('credits').notNull(),
   resource: text('resource').notNull(),
   createdAt: integer('created_at').notNull(),
-}, (t) => [uniqueIndex('x402_tx_uq').on(t.txHash), index('x402_payer_idx').on(t.payer, t.createdAt)])
+}, (t) => [
+  uniqueIndex('x402_tx_uq').on(t.txHash),
+  index('x402_payer_idx').on(t.payer, t.createdAt),
+  index('x402_operator_scheme_idx').on(t.operatorId, t.scheme, t.createdAt),
+])
 
 // Invalid or replayed payments per payer (only signatures valid for the payer count) and blocks.
 export const x402Strikes = sqliteTable('x402_strikes', {
@@ -293,4 +318,22 @@ export const x402Blocks = sqliteTable('x402_blocks', {
   reason: text('reason').notNull(),
   blockedAt: integer('blocked_at').notNull(),
   blockedUntil: integer('blocked_until').notNull(),
+})
+
+// Context uploads (/v1/prior/claim), for the per-operator daily quota.
+export const uploads = sqliteTable('uploads', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  operatorId: text('operator_id').notNull(),
+  cid: text('cid').notNull(),
+  size: integer('size').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('uploads_operator_idx').on(t.operatorId, t.createdAt)])
+
+// Operator guardrails (decisions.md §9, §14): the active config and a pending one with its activation time.
+export const operatorGuardrails = sqliteTable('operator_guardrails', {
+  operatorId: text('operator_id').primaryKey(),
+  current: text('current', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  pending: text('pending', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  activatesAt: integer('activates_at'),
+  updatedAt: integer('updated_at').notNull(),
 })

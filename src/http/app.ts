@@ -1,16 +1,25 @@
 // Binds route declarations to Elysia and wraps every request with: request id, body-size limits,
-// problem+json errors, one log line, and metrics.
+// problem+json errors, security headers, one log line, and metrics.
+import type { TSchema } from '@sinclair/typebox'
 import { Elysia, ValidationError } from 'elysia'
+import { isStorageFull, type StorageMonitor } from '../db/storage'
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { ProblemError, problemResponse, type FieldError } from './errors'
 import type { HttpMetrics } from './metrics'
 import type { RouteDef } from './route'
 
-export interface RequestInfo { requestId: string; route: string | null; readonly ip: string }
+export interface RequestInfo {
+  requestId: string; route: string | null; readonly ip: string
+  /** Lifts the connection's idle timeout for this request (event streams, long waits). */
+  holdOpen(): void
+}
 
 const requestInfo = new WeakMap<Request, RequestInfo>()
-export const infoOf = (r: Request): RequestInfo => requestInfo.get(r) ?? { requestId: 'unknown', route: null, ip: '' }
+export const infoOf = (r: Request): RequestInfo => requestInfo.get(r) ?? { requestId: 'unknown', route: null, ip: '', holdOpen() {} }
+
+/** UI pages: scripts, styles and everything else from this origin only; never framed. */
+export const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -21,21 +30,46 @@ export interface HttpOptions {
   metrics: HttpMetrics
   jsonBodyLimit: number
   uploadBodyLimit: number
+  storage?: StorageMonitor
 }
 
-interface CompiledRoute { method: string; re: RegExp; path: string }
+interface CompiledRoute { method: string; re: RegExp; path: string; upload: boolean }
+
+/**
+ * Whether a body schema takes only a JSON object (or an object or null): then any other JSON
+ * value (false, "abc", [1]) is refused before the handler runs, whatever the validator makes of it.
+ */
+function objectRule(schema: TSchema | undefined): 'object' | 'objectOrNull' | null {
+  if (!schema) return null
+  const sch = schema as { type?: string; anyOf?: { type?: string }[] }
+  if (sch.type === 'object') return 'object'
+  if (sch.anyOf?.length && sch.anyOf.every((m) => m.type === 'object' || m.type === 'null')) return sch.anyOf.some((m) => m.type === 'null') ? 'objectOrNull' : 'object'
+  return null
+}
+
+function assertObjectBody(body: unknown, rule: 'object' | 'objectOrNull'): void {
+  if (body === null && rule === 'objectOrNull') return
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) return
+  throw new ProblemError(400, 'VALIDATION_FAILED', 'invalid body: the request body must be a JSON object', { errors: [{ path: '/body', message: 'must be a JSON object' }] })
+}
 
 export function createHttp(o: HttpOptions) {
   const compiled: CompiledRoute[] = o.routes.map((r) => ({
     method: r.method,
     path: r.path,
     re: new RegExp('^' + r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+').replace(/\\\*$/, '.*') + '/?$'),
+    upload: !!r.upload,
   }))
+  const uploads = compiled.filter((c) => c.upload)
+  const isUpload = (request: Request) => uploads.length > 0 && uploads.some((u) => u.method === request.method && u.re.test(new URL(request.url).pathname))
 
   const app = new Elysia({ aot: true })
     .onParse(async ({ request, contentType }) => {
-      if (contentType?.startsWith('multipart/form-data')) return undefined
-      const text = await readLimited(request, o.jsonBodyLimit)
+      // Upload routes read their own body after authentication (HandlerCtx.readBody); everywhere
+      // else a multipart body is refused before anything is read.
+      if (isUpload(request)) return null
+      if (contentType?.startsWith('multipart/form-data')) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'multipart/form-data is accepted only by upload routes; send JSON')
+      const text = Buffer.from(await readLimited(request, o.jsonBodyLimit)).toString('utf8')
       if (text.trim() === '') return null
       try {
         return JSON.parse(text)
@@ -48,6 +82,10 @@ export function createHttp(o: HttpOptions) {
       // Elysia wraps errors thrown while parsing the body in a ParseError.
       if (code === 'PARSE' && (error as Error).cause instanceof ProblemError) error = (error as Error).cause as ProblemError
       if (error instanceof ProblemError) return problemResponse(error.status, error.code, error.detail, rid, error.extra, error.headers)
+      if (isStorageFull(error)) {
+        o.storage?.markFull(error)
+        return problemResponse(507, 'STORAGE_FULL', 'the server\'s storage is full: reads keep working; writes resume once space is freed', rid, {}, { 'retry-after': '30' })
+      }
       if (code === 'VALIDATION' || error instanceof ValidationError) {
         const v = error as ValidationError
         const errors: FieldError[] = []
@@ -77,10 +115,14 @@ export function createHttp(o: HttpOptions) {
     // Credentials are checked in `transform`, i.e. before body/query validation. Public routes only
     // record their route there (for logs and metrics of validation errors), when they validate input.
     const validates = !!(def.params || def.query || def.body)
-    const hook: Record<string, unknown> = def.auth === 'none' ? (validates ? { transform: (c: { request: Request }) => { infoOf(c.request).route = def.path } } : {}) : {
-      transform: async (c: { request: Request; set: { headers: Record<string, string | number> } } & Record<string, unknown>) => {
+    const rule = objectRule(def.body)
+    const hook: Record<string, unknown> = def.auth === 'none' ? (validates ? {
+      transform: (c: { request: Request; body: unknown }) => { infoOf(c.request).route = def.path; if (rule) assertObjectBody(c.body, rule) },
+    } : {}) : {
+      transform: async (c: { request: Request; body: unknown; set: { headers: Record<string, string | number> } } & Record<string, unknown>) => {
         infoOf(c.request).route = def.path
         c.principal = await o.auth.authenticate(c.request, def, c.set.headers)
+        if (rule) assertObjectBody(c.body, rule)
       },
     }
     if (def.params) hook.params = def.params
@@ -89,9 +131,11 @@ export function createHttp(o: HttpOptions) {
     app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) => {
       const info = infoOf(c.request)
       info.route = def.path
+      if (def.longLived) info.holdOpen()
       return def.handler({
         params: c.params, query: c.query, body: c.body, auth: c.principal as never,
         request: c.request, requestId: info.requestId, get ip() { return info.ip }, set: c.set,
+        readBody: () => readLimited(c.request, o.uploadBodyLimit),
       } as never)
     }) as never, hook as never)
   }
@@ -99,21 +143,29 @@ export function createHttp(o: HttpOptions) {
 
   const reqLog = requestLogger(o.log)
 
-  async function fetch(request: Request, server: { requestIP(r: Request): { address: string } | null }): Promise<Response> {
+  async function fetch(request: Request, server: { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }): Promise<Response> {
     const t0 = performance.now()
     const sent = request.headers.get('x-request-id')
     let ip: string | undefined
     const info: RequestInfo = {
       requestId: sent && REQUEST_ID_RE.test(sent) ? sent : crypto.randomUUID(), route: null,
       get ip() { return (ip ??= server.requestIP(request)?.address ?? '') }, // only the routes that need it pay for it
+      holdOpen: () => server.timeout(request, 0),
     }
     requestInfo.set(request, info)
     let res: Response
     const len = Number(request.headers.get('content-length') ?? 0)
-    const limit = request.headers.get('content-type')?.startsWith('multipart/form-data') ? o.uploadBodyLimit : o.jsonBodyLimit
+    // The declared length is checked before anything is read; chunked bodies are cut while streaming.
+    const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
     if (len > limit) res = problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit })
     else res = await app.handle(request)
     res.headers.set('x-request-id', info.requestId)
+    res.headers.set('x-content-type-options', 'nosniff')
+    if (res.headers.get('content-type')?.startsWith('text/html')) {
+      res.headers.set('content-security-policy', UI_CSP)
+      res.headers.set('referrer-policy', 'no-referrer')
+      res.headers.set('x-frame-options', 'DENY')
+    }
     const ms = performance.now() - t0
     const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
     o.metrics.observe(request.method, route, res.status, ms / 1000)
@@ -124,9 +176,9 @@ export function createHttp(o: HttpOptions) {
   return { app, fetch }
 }
 
-/** Reads a request body as text, failing with 413 once it grows past `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return ''
+/** Reads a request body, failing with 413 once it grows past `limit` bytes. */
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -140,7 +192,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
 function serializeError(e: unknown) {

@@ -1,6 +1,7 @@
 // The one place that decides who is calling. Each route declares which credential kinds it
-// accepts (http/route.ts); this module enforces it, checks operator status and admin role, and
-// applies the per-key rate limit.
+// accepts (http/route.ts); this module enforces it, checks operator status and admin role,
+// applies the rate limits (per key; per operator for bearer tokens), re-validates the credential
+// of long-lived streams, and holds the agent-bound key rules (decisions.md §15).
 import type { Clock } from '../clock'
 import type { ApiKeyRow, KeyService } from '../keys/service'
 import { assertActive, type OperatorRow, type OperatorService } from '../operators/service'
@@ -8,11 +9,26 @@ import type { TokenService } from '../operators/tokens'
 import { forbidden, ProblemError, unauthorized } from './errors'
 import { rateLimitHeaders, SlidingWindowLimiter } from './ratelimit'
 import type { AuthKind } from './route'
+import type { StreamGuard } from './sse'
+
+/** What re-validating a principal later needs (the presented key, or the token's version and expiry). */
+export type Credential =
+  | { kind: 'apiKey'; presented: string }
+  | { kind: 'bearer'; tokenVersion: number; expiresAt: number }
 
 export interface Principal {
   operator: OperatorRow
   via: 'bearer' | 'apiKey'
   key: ApiKeyRow | null
+  /** Set for principals built from a request; internal ones (the test-run key) have none. */
+  credential?: Credential
+}
+
+export interface AuthOptions {
+  /** Requests per minute per operator with a bearer token. */
+  bearerRpm: number
+  /** How often open event streams re-check their credential. */
+  streamCheckMs: number
 }
 
 interface AuthRule { auth: AuthKind; admin?: boolean; allowInactive?: boolean; queryToken?: boolean }
@@ -22,10 +38,38 @@ const KIND_TEXT: Record<AuthKind, string> = {
   apiKey: 'an API key (x-api-key header)', either: 'a bearer token or an API key',
 }
 
+/**
+ * An agent-bound key acts only for its own agent: naming another agent → 403 AGENT_KEY_MISMATCH.
+ * Operator keys and bearer tokens act for any of the operator's agents (ownership is checked by the caller).
+ */
+export function assertActsFor(p: Principal, agentId: string | null | undefined): void {
+  if (p.key?.agentId && agentId != null && agentId !== p.key.agentId) {
+    throw forbidden('AGENT_KEY_MISMATCH', 'an agent-bound key can only act for its own agent')
+  }
+}
+
+/** The agent a request acts for: the one it names (checked with assertActsFor), else the key's own agent. */
+export function actingAgent(p: Principal, named: string | null | undefined): string | null {
+  assertActsFor(p, named)
+  return named ?? p.key?.agentId ?? null
+}
+
+/**
+ * Whether the caller may read an operator's resource (task, task events, compute job): the same
+ * operator, and for an agent-bound key only its own agent's. Callers answer 404 when not.
+ */
+export function canRead(p: Principal | null | undefined, r: { operatorId: string; agentId: string | null }): boolean {
+  if (!p || p.operator.id !== r.operatorId) return false
+  return !p.key?.agentId || p.key.agentId === r.agentId
+}
+
 export class Authenticator {
   readonly limiter: SlidingWindowLimiter
 
-  constructor(private tokens: TokenService, private operators: OperatorService, private keys: KeyService, clock: Clock) {
+  constructor(
+    private tokens: TokenService, private operators: OperatorService, private keys: KeyService, private clock: Clock,
+    private opts: AuthOptions = { bearerRpm: 600, streamCheckMs: 2000 },
+  ) {
     this.limiter = new SlidingWindowLimiter(clock)
   }
 
@@ -39,7 +83,7 @@ export class Authenticator {
     const takesKey = (rule.auth === 'apiKey' || rule.auth === 'either' || rule.auth === 'optional') && !rule.admin
 
     let principal: Principal | null = null
-    if (takesBearer && bearer) principal = await this.fromBearer(bearer)
+    if (takesBearer && bearer) principal = await this.fromBearer(bearer, headersOut)
     else if (takesKey && apiKey) principal = this.fromApiKey(apiKey, headersOut)
     else if (rule.auth === 'optional') return null
     else if (bearer || apiKey || authz) {
@@ -51,12 +95,37 @@ export class Authenticator {
     return principal
   }
 
-  private async fromBearer(token: string): Promise<Principal> {
+  /**
+   * Whether a principal's credential still holds, with the same cached lookups as a request: the
+   * key is not revoked (or the token version unchanged and the token not expired) and the operator
+   * is still ACTIVE. Principals without a credential (internal ones) hold while the operator is active.
+   */
+  stillValid(p: Principal): boolean {
+    const c = p.credential
+    if (c?.kind === 'apiKey') {
+      const found = this.keys.resolve(c.presented)
+      if (!found || found.key.id !== p.key?.id) return false
+    } else if (c?.kind === 'bearer') {
+      if (c.expiresAt <= this.clock.now()) return false
+    }
+    const op = this.operators.byId(p.operator.id)
+    if (!op || op.status !== 'ACTIVE') return false
+    if (c?.kind === 'bearer' && op.tokenVersion !== c.tokenVersion) return false
+    return true
+  }
+
+  /** How an event stream opened by `p` watches its end: the client leaving, or the credential failing. */
+  streamGuard(p: Principal, signal: AbortSignal): StreamGuard {
+    return { signal, checkMs: this.opts.streamCheckMs, stillValid: () => this.stillValid(p) }
+  }
+
+  private async fromBearer(token: string, headersOut: Record<string, string | number>): Promise<Principal> {
     const claims = await this.tokens.verify(token)
     if (!claims) throw unauthorized('INVALID_TOKEN', 'the bearer token is invalid or expired')
     const operator = this.operators.byId(claims.sub)
     if (!operator || operator.tokenVersion !== claims.tv) throw unauthorized('INVALID_TOKEN', 'the bearer token has been revoked')
-    return { operator, via: 'bearer', key: null }
+    this.limit(`bearer:${operator.id}`, this.opts.bearerRpm, 'for this operator\'s bearer tokens', headersOut)
+    return { operator, via: 'bearer', key: null, credential: { kind: 'bearer', tokenVersion: claims.tv, expiresAt: claims.exp * 1000 } }
   }
 
   private fromApiKey(presented: string, headersOut: Record<string, string | number>): Principal {
@@ -64,11 +133,16 @@ export class Authenticator {
     if (!found) throw unauthorized('INVALID_API_KEY', 'the API key is invalid or has been revoked')
     const { key, operator } = found
     if (key.isTestKey && (key.testUsesRemaining ?? 0) <= 0) throw unauthorized('TEST_KEY_EXHAUSTED', 'this diagnostic test key has no uses left')
-    const d = this.limiter.hit(`key:${key.id}`, key.rateLimitRpm)
-    const h = rateLimitHeaders(d)
-    if (!d.allowed) throw new ProblemError(429, 'RATE_LIMITED', `rate limit of ${key.rateLimitRpm} requests per minute exceeded for this key`, { retryAfterSeconds: d.retryAfter }, h)
-    Object.assign(headersOut, h)
+    this.limit(`key:${key.id}`, key.rateLimitRpm, 'for this key', headersOut)
     this.keys.touch(key.id)
-    return { operator, via: 'apiKey', key }
+    return { operator, via: 'apiKey', key, credential: { kind: 'apiKey', presented } }
+  }
+
+  /** Sliding-window limit: RateLimit-* headers on every answer, 429 RATE_LIMITED with Retry-After past it. */
+  private limit(bucket: string, rpm: number, scope: string, headersOut: Record<string, string | number>): void {
+    const d = this.limiter.hit(bucket, rpm)
+    const h = rateLimitHeaders(d)
+    if (!d.allowed) throw new ProblemError(429, 'RATE_LIMITED', `rate limit of ${rpm} requests per minute exceeded ${scope}`, { retryAfterSeconds: d.retryAfter }, h)
+    Object.assign(headersOut, h)
   }
 }

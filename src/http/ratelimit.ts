@@ -31,10 +31,12 @@ export class SlidingWindowLimiter {
     return d
   }
 
-  /** The decision hit() would make, without counting (used with add() for failed logins). */
+  /** The decision hit() would make, without counting (with add(): check several keys, then count them all). */
   peek(key: string, limit: number): RateDecision {
     const now = this.clock.now()
-    const d = this.decide(this.roll(key, now), limit, now)
+    // A key never counted is not stored: refused callers cannot fill the map by peeking.
+    const w = this.windows.has(key) ? this.roll(key, now) : { start: now - (now % this.windowMs), prev: 0, curr: 0 }
+    const d = this.decide(w, limit, now)
     return d.allowed ? { ...d, remaining: d.remaining + 1 } : d // nothing counted: one more remains
   }
 
@@ -50,8 +52,30 @@ export class SlidingWindowLimiter {
     return { allowed: false, limit, remaining: 0, retryAfter: Math.max(1, Math.ceil((at - now) / 1000)), reset }
   }
 
-  add(key: string): void { this.roll(key, this.clock.now()).curr++ }
+  /** Counts one for `key` unconditionally (use peek() first to honour a limit). */
+  add(key: string): void {
+    const now = this.clock.now()
+    this.sweep(now)
+    this.roll(key, now).curr++
+  }
   reset(key: string): void { this.windows.delete(key) }
+
+  /**
+   * Takes back one count made by hit() or add() at clock time `countedAt` (default: now), e.g. a
+   * reserved failure slot whose attempt turned out to succeed. If the window has rolled since, the
+   * count is taken from the previous window; once that is gone too there is nothing to take back.
+   * Never goes below zero.
+   */
+  release(key: string, countedAt = this.clock.now()): void {
+    if (!this.windows.has(key)) return
+    const w = this.roll(key, this.clock.now())
+    const countedStart = countedAt - (countedAt % this.windowMs)
+    if (countedStart === w.start) w.curr = Math.max(0, w.curr - 1)
+    else if (countedStart === w.start - this.windowMs) w.prev = Math.max(0, w.prev - 1)
+  }
+
+  /** The window length in seconds (for the `RateLimit-Policy` header). */
+  get windowSeconds(): number { return Math.round(this.windowMs / 1000) }
 
   private roll(key: string, now: number): Window {
     const start = now - (now % this.windowMs)

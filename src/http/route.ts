@@ -17,6 +17,8 @@ export interface HandlerCtx<P, Q, B, A extends AuthKind> {
   request: Request
   requestId: string
   ip: string
+  /** The raw body of an `upload` route, read after authentication within the upload limit. */
+  readBody: () => Promise<Uint8Array>
   set: { status?: number | string; headers: Record<string, string | number> }
 }
 
@@ -30,6 +32,10 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   allowInactive?: boolean
   /** Also accept the bearer token as ?access_token= (EventSource clients). */
   queryToken?: boolean
+  /** Takes multipart/form-data uploads (the upload body limit applies; the body is read after authentication). */
+  upload?: boolean
+  /** Streams or waits longer than the idle timeout (event streams, ?wait=): the connection's idle timeout is lifted. */
+  longLived?: boolean
   summary: string
   description?: string
   tags: string[]

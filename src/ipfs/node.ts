@@ -6,15 +6,39 @@ import { Database } from 'bun:sqlite'
 import { car } from '@helia/car'
 import { unixfs, type UnixFS } from '@helia/unixfs'
 import { createHeliaLight } from 'helia'
+import { importFile, type ImporterOptions } from 'ipfs-unixfs-importer'
+import { fixedSize } from 'ipfs-unixfs-importer/chunker'
+import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { join } from 'node:path'
-import { initIpfsSchema, SqliteBlockstore, SqliteDatastore } from './stores'
+import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
 
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
 
+/** @helia/unixfs's defaults (CIDv1, raw leaves, 1 MiB chunks, 1024 links per node), pinned here so CIDs never drift. */
+export const IMPORT_OPTIONS: Partial<ImporterOptions> = {
+  cidVersion: 1, rawLeaves: true, layout: balanced({ maxChildrenPerNode: 1024 }), chunker: fixedSize({ chunkSize: 1_048_576 }),
+}
+
+/** Imports bytes as a UnixFS file into memory: the root CID and every block, nothing stored. */
+export async function importToMemory(bytes: Uint8Array): Promise<{ cid: CID; blocks: Map<string, { cid: CID; data: Uint8Array }> }> {
+  const blocks = new Map<string, { cid: CID; data: Uint8Array }>()
+  const staging = {
+    put: async (cid: CID, data: Uint8Array) => { blocks.set(cid.toString(), { cid, data }); return cid },
+    get: async function* (): AsyncGenerator<Uint8Array> { throw new Error('unused') },
+    has: async (cid: CID) => blocks.has(cid.toString()),
+  }
+  const entry = await importFile({ content: bytes }, staging as never, IMPORT_OPTIONS)
+  return { cid: entry.cid, blocks }
+}
+
 export class IpfsNode {
-  private writes: Promise<void> = Promise.resolve()
-  private constructor(private db: Database, private helia: Helia, private fs: UnixFS, private carExporter: ReturnType<typeof car>) {}
+  private putBlock
+  private putPin
+  private constructor(private db: Database, private helia: Helia, private fs: UnixFS, private carExporter: ReturnType<typeof car>) {
+    this.putBlock = db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)')
+    this.putPin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
+  }
 
   static async open(dataDir: string): Promise<IpfsNode> {
     const db = new Database(join(dataDir, 'ipfs.db'), { create: true, strict: true })
@@ -27,28 +51,18 @@ export class IpfsNode {
   }
 
   /**
-   * Imports bytes as a UnixFS file and pins it; returns the CIDv1 string. Imports are serialised:
-   * each one batches its block writes in one SQLite transaction, which must not interleave with
-   * another import's awaits.
+   * Imports bytes as a UnixFS file and pins it; returns the CIDv1 string. The import runs in
+   * memory (concurrent imports never wait for each other: a 10 MiB upload does not hold up a task's
+   * stage 5), then its blocks and pin are written in one synchronous transaction.
    */
-  addBytes(bytes: Uint8Array): Promise<string> {
-    const run = this.writes.then(() => this.importNow(bytes))
-    this.writes = run.then(() => undefined, () => undefined)
-    return run
-  }
-
-  private async importNow(bytes: Uint8Array): Promise<string> {
-    let cid!: CID
-    this.db.run('BEGIN')
-    try {
-      cid = await this.fs.addBytes(bytes, { cidVersion: 1, rawLeaves: true })
-      this.db.query('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)').run(cid.toString(), Date.now())
-      this.db.run('COMMIT')
-    } catch (e) {
-      this.db.run('ROLLBACK')
-      throw e
-    }
-    return cid.toString()
+  async addBytes(bytes: Uint8Array): Promise<string> {
+    const { cid, blocks } = await importToMemory(bytes)
+    const root = cid.toString()
+    this.db.transaction(() => {
+      for (const b of blocks.values()) this.putBlock.run(b.cid.multihash.bytes, b.cid.bytes, b.data)
+      this.putPin.run(root, Date.now())
+    })()
+    return root
   }
 
   async addJson(value: unknown): Promise<string> {
@@ -91,9 +105,12 @@ export class IpfsNode {
     try { this.db.query('SELECT 1').get(); return true } catch { return false }
   }
 
+  /** The storage monitor's probe: a tiny committed write on ipfs.db (throws while the disk is full). */
+  probeWrite(): void { storageProbe(this.db) }
+
   async stop(): Promise<void> {
     await this.helia.stop()
-    this.db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    try { this.db.run('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* a full disk: the WAL stays and is replayed at the next start */ }
     this.db.close()
   }
 }

@@ -27,25 +27,31 @@ export function ipfsRoutes(s: Services) {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/v1/prior/claim', auth: 'either', tags: ['IPFS'],
+      method: 'POST', path: '/v1/prior/claim', auth: 'either', upload: true, tags: ['IPFS'],
       summary: 'Upload a context payload (multipart `file`, or any JSON body) to IPFS',
-      description: 'multipart/form-data with a `file` field (optional `name`), or a JSON body stored as JSON. Limit: the upload body limit (10 MiB by default) for multipart, the JSON limit (1 MiB) for JSON. 201 `{ cid, size, name? }`.',
+      description: `multipart/form-data with a \`file\` field (optional \`name\`), or a JSON body stored as JSON. Limits: ${s.config.uploadBodyLimit} bytes per upload body (413 BODY_TOO_LARGE); per operator ${s.config.uploads.perDay} uploads and ${s.config.uploads.bytesPerDay} bytes per rolling 24 h (429 UPLOAD_QUOTA_EXCEEDED). The body is read only after the credential is checked. Content is public to anyone who knows its CID. 201 \`{ cid, size, name? }\`.`,
       responses: { 201: { description: 'stored', schema: t.Object({ cid: t.String(), size: t.Integer(), name: t.Optional(t.String()) }) } },
-      handler: async ({ body, request, set }) => {
+      handler: async ({ auth, request, readBody, set }) => {
+        s.uploads.assertQuota(auth.operator.id, Number(request.headers.get('content-length') ?? 0))
+        const raw = await readBody()
+        const type = request.headers.get('content-type') ?? ''
         let bytes: Uint8Array
         let name: string | undefined
-        if ((request.headers.get('content-type') ?? '').startsWith('multipart/form-data')) {
-          const form = body as Record<string, unknown> | null
-          const file = form?.file
+        if (type.startsWith('multipart/form-data')) {
+          const form = await new Response(raw as BodyInit, { headers: { 'content-type': type } }).formData().catch(() => { throw badRequest('INVALID_MULTIPART', 'the multipart body could not be parsed') })
+          const file = form.get('file')
           if (!(file instanceof Blob)) throw badRequest('FILE_REQUIRED', 'multipart uploads need a `file` field')
-          if (file.size > s.config.uploadBodyLimit) throw new ProblemError(413, 'BODY_TOO_LARGE', `upload exceeds ${s.config.uploadBodyLimit} bytes`)
           bytes = new Uint8Array(await file.arrayBuffer())
-          name = typeof form?.name === 'string' ? form.name : (file as File).name || undefined
+          const n = form.get('name')
+          name = typeof n === 'string' ? n : (file as File).name || undefined
         } else {
-          if (body === null || body === undefined) throw badRequest('BODY_REQUIRED', 'send a JSON body or a multipart file')
-          bytes = new TextEncoder().encode(JSON.stringify(body))
+          const text = Buffer.from(raw).toString('utf8')
+          if (text.trim() === '') throw badRequest('BODY_REQUIRED', 'send a JSON body or a multipart file')
+          let value: unknown
+          try { value = JSON.parse(text) } catch { throw new ProblemError(400, 'INVALID_JSON', 'the request body is not valid JSON') }
+          bytes = new TextEncoder().encode(JSON.stringify(value))
         }
-        const cid = await s.ipfs.addBytes(bytes)
+        const cid = await s.uploads.store(auth.operator.id, bytes)
         set.status = 201
         return name ? { cid, size: bytes.byteLength, name } : { cid, size: bytes.byteLength }
       },

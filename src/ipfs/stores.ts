@@ -22,6 +22,18 @@ export function initIpfsSchema(db: Database): void {
   db.run('CREATE TABLE IF NOT EXISTS ipfs_pins (cid TEXT PRIMARY KEY, created_at INTEGER NOT NULL) WITHOUT ROWID')
 }
 
+/**
+ * The storage monitor's probe on ipfs.db: a tiny committed write (throws while the disk is full).
+ * Its table is created on first use, inside the probe, so a server whose ipfs.db predates it still
+ * opens on a full disk.
+ */
+export function storageProbe(db: Database): void {
+  db.transaction(() => {
+    db.run('CREATE TABLE IF NOT EXISTS ipfs_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID')
+    db.query("INSERT INTO ipfs_meta (k, v) VALUES ('storage.probe', ?1) ON CONFLICT(k) DO UPDATE SET v = excluded.v").run(new Date().toISOString())
+  })()
+}
+
 export class SqliteBlockstore extends BaseBlockstore {
   private q: Record<'put' | 'get' | 'has' | 'del' | 'all', Statement>
   constructor(db: Database) {

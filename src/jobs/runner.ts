@@ -3,10 +3,16 @@
 // idempotent, e.g. a pipeline stage checks what it already committed). The scheduler is the same
 // table: recurring work re-enqueues its next run, deduplicated by key, and reads the service clock
 // (so the test clock drives it).
+//
+// A full disk is not the job's fault: a handler that fails with a storage-full error, or whose
+// outcome cannot be written, is parked in memory (its row stays 'running') and runs again, as
+// the same attempt, once the storage monitor says space is back; nothing is claimed meanwhile.
+// After a restart such a row is recovered like any other interrupted job.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
 import type { GroupCommitter } from '../db/group-commit'
+import { isStorageFull, type StorageMonitor } from '../db/storage'
 
 export interface JobRow {
   id: number; kind: string; payload: string; status: string; runAt: number; attempts: number; maxAttempts: number
@@ -27,6 +33,12 @@ export class JobRunner {
   private resolveIdle: (() => void) | null = null
   private lastTickAt = 0
   private stmts
+  private storage: StorageMonitor | null = null
+  private offRecovered: (() => void) | undefined
+  /** False between start() and the moment its own writes (recovery, the prune schedule) succeeded. */
+  private startupDone = true
+  /** Jobs stopped by a full disk: run again (or record their outcome) once storage is back. */
+  private parked: { job: JobRow; run: () => Promise<void> }[] = []
 
   constructor(sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
     this.stmts = {
@@ -66,15 +78,21 @@ export class JobRunner {
   private startReady(): void {
     const batch = this.ready
     this.ready = []
-    for (const job of batch) {
-      if (this.inflight.size >= this.concurrency) { this.backlog = true; continue } // stays pending: pump() finds it
-      if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue // rolled back, or already taken
-      this.launch(job)
+    if (!this.startupDone || this.storage?.full) return // they stay pending: pump() finds them
+    try {
+      for (const job of batch) {
+        if (this.inflight.size >= this.concurrency) { this.backlog = true; continue } // stays pending: pump() finds it
+        if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue // rolled back, or already taken
+        this.launch(job)
+      }
+    } catch (e) {
+      if (!isStorageFull(e)) throw e
+      this.storageFull(e) // the rest stay pending
     }
   }
 
-  private launch(job: JobRow): void {
-    const p = this.runOne(job).finally(() => {
+  private launch(job: JobRow, run = () => this.runOne(job)): void {
+    const p = run().finally(() => {
       this.inflight.delete(job.id)
       if (this.backlog) this.pump()
       if (this.inflight.size === 0 && this.resolveIdle) { const r = this.resolveIdle; this.idle = null; this.resolveIdle = null; r() }
@@ -82,21 +100,46 @@ export class JobRunner {
     this.inflight.set(job.id, p)
   }
 
-  start(pollMs = 250): void {
+  /**
+   * Recovers rows a stopped process left running, schedules the prune and starts polling. With a
+   * storage monitor, a full disk defers the first two (and all job starts) until space is back.
+   */
+  start(pollMs = 250, storage: StorageMonitor | null = null): void {
     if (this.timer) return
-    const recovered = this.stmts.recover.run(this.clock.now()).changes
-    if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
-    this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
+    if (storage) {
+      this.storage = storage
+      this.offRecovered = storage.onRecovered(() => void this.drain())
+    }
+    this.startupDone = false
+    this.startup()
     this.unsubscribe = this.clock.onAdvance(() => this.drain())
     this.timer = setInterval(() => void this.drain(), pollMs)
     this.timer.unref?.()
     void this.drain()
   }
 
+  /** start()'s own writes; true once they are done. Nothing is claimed before (recovery would reset it). */
+  private startup(): boolean {
+    if (this.startupDone) return true
+    try {
+      const recovered = this.stmts.recover.run(this.clock.now()).changes
+      if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
+      this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
+      this.startupDone = true
+    } catch (e) {
+      if (!isStorageFull(e)) throw e
+      if (!this.storage) this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'job runner start-up deferred: storage is full')
+      else this.storage.markFull(e)
+    }
+    return this.startupDone
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     this.unsubscribe?.()
+    this.offRecovered?.()
+    this.parked = [] // their rows stay 'running': the next start recovers them
     await Promise.allSettled([...this.inflight.values()])
   }
 
@@ -109,13 +152,16 @@ export class JobRunner {
    */
   drain(): Promise<void> {
     this.lastTickAt = Date.now()
-    this.pump()
+    if (!this.storage?.full && this.startup()) {
+      this.resumeParked()
+      this.pump()
+    }
     if (this.inflight.size === 0) return Promise.resolve()
     return (this.idle ??= new Promise<void>((r) => { this.resolveIdle = r }))
   }
 
   private pump(): void {
-    if (this.pumping) return
+    if (this.pumping || !this.startupDone || this.storage?.full) return
     this.pumping = true
     try {
       while (this.inflight.size < this.concurrency) {
@@ -131,6 +177,9 @@ export class JobRunner {
         if (started === 0) break
       }
       this.backlog = this.inflight.size >= this.concurrency
+    } catch (e) {
+      if (!isStorageFull(e)) throw e
+      this.storageFull(e) // what was not claimed stays pending
     } finally {
       this.pumping = false
     }
@@ -139,14 +188,32 @@ export class JobRunner {
   private async runOne(job: JobRow): Promise<void> {
     await Promise.resolve() // run the handler outside pump()'s loop
     const handler = this.handlers.get(job.kind)
+    let failure: { error: unknown } | null = null
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`)
       await handler(JSON.parse(job.payload), { ...job, attempts: job.attempts + 1 })
-      // Marking done may share a commit with others: if it is lost in a crash the job runs again,
-      // and handlers are idempotent.
-      if (this.group) await this.group.run(() => this.stmts.done.run(job.id, this.clock.now()))
-      else this.stmts.done.run(job.id, this.clock.now())
     } catch (e) {
+      failure = { error: e }
+    }
+    if (failure && isStorageFull(failure.error)) {
+      // The disk, not the job: it runs again, as the same attempt (the row keeps its count), once storage is back.
+      this.park(job, failure.error, () => this.runOne(job))
+      return
+    }
+    await this.settle(job, failure)
+  }
+
+  /** Records a finished run: done, retry with backoff, or failed for good. */
+  private async settle(job: JobRow, failure: { error: unknown } | null): Promise<void> {
+    try {
+      if (!failure) {
+        // Marking done may share a commit with others: if it is lost in a crash the job runs again,
+        // and handlers are idempotent.
+        if (this.group) await this.group.run(() => this.stmts.done.run(job.id, this.clock.now()))
+        else this.stmts.done.run(job.id, this.clock.now())
+        return
+      }
+      const e = failure.error
       const msg = e instanceof Error ? e.message : String(e)
       const attempts = job.attempts + 1
       if (attempts >= job.maxAttempts) {
@@ -157,6 +224,29 @@ export class JobRunner {
         this.stmts.retry.run(job.id, this.clock.now() + backoff, msg, this.clock.now())
         this.log.warn({ jobId: job.id, kind: job.kind, attempts, err: msg }, 'job failed; will retry')
       }
+    } catch (e) {
+      // The outcome is known but could not be written: with a full disk, write it once space is back;
+      // otherwise the row stays 'running' and the next start runs the job again.
+      if (isStorageFull(e)) this.park(job, e, () => this.settle(job, failure))
+      else this.log.error({ jobId: job.id, kind: job.kind, err: e instanceof Error ? e.message : String(e) }, 'could not record the outcome of a job')
     }
+  }
+
+  private park(job: JobRow, error: unknown, run: () => Promise<void>): void {
+    this.parked.push({ job, run })
+    this.storageFull(error)
+    this.log.warn({ jobId: job.id, kind: job.kind }, 'job waits for storage to be available')
+  }
+
+  private resumeParked(): void {
+    if (this.parked.length === 0) return
+    const parked = this.parked
+    this.parked = []
+    for (const p of parked) this.launch(p.job, p.run)
+  }
+
+  private storageFull(error: unknown): void {
+    if (this.storage) this.storage.markFull(error)
+    else this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'storage is full')
   }
 }

@@ -7,6 +7,7 @@ import { isoOrNull } from '../clock'
 import { TIER_LIMITS, type Tier } from '../config'
 import type { Db } from '../db'
 import { ReadCache } from '../db/read-cache'
+import { isStorageFull, type StorageMonitor } from '../db/storage'
 import { apiKeys } from '../db/schema'
 import { badRequest, forbidden, notFound } from '../http/errors'
 import { newId, randomToken, sha256Hex } from '../lib/ids'
@@ -25,6 +26,7 @@ export class KeyService {
   private operatorById
   private pendingLastUsed = new Map<string, number>()
   private flushTimer: ReturnType<typeof setInterval> | undefined
+  private storage: StorageMonitor | null = null
 
   constructor(private db: Db, private clock: Clock, private phase: 'testnet' | 'live') {
     // Raw statement: this runs on every API-key request (drizzle's mapping costs ~5 µs).
@@ -39,7 +41,8 @@ export class KeyService {
   }
 
   /** Starts the background flush of lastUsedAt (batched so the hot path never writes). */
-  start(intervalMs = 1000): void {
+  start(intervalMs = 1000, storage: StorageMonitor | null = null): void {
+    this.storage = storage
     this.flushTimer = setInterval(() => this.flushLastUsed(), intervalMs)
     this.flushTimer.unref?.()
   }
@@ -49,11 +52,23 @@ export class KeyService {
     this.flushLastUsed()
   }
 
-  flushLastUsed(): void {
-    if (this.pendingLastUsed.size === 0) return
+  /**
+   * Writes the pending lastUsedAt values. On a full disk they stay pending for a later flush (the
+   * timer's, or the next key listing's) and this returns false: it never fails a read.
+   */
+  flushLastUsed(): boolean {
+    if (this.pendingLastUsed.size === 0 || this.storage?.full) return this.pendingLastUsed.size === 0
     const entries = [...this.pendingLastUsed]
     this.pendingLastUsed.clear()
-    this.db.$client.transaction(() => { for (const [id, at] of entries) this.touchStmt.run(at, id) })()
+    try {
+      this.db.$client.transaction(() => { for (const [id, at] of entries) this.touchStmt.run(at, id) })()
+      return true
+    } catch (e) {
+      for (const [id, at] of entries) if (!this.pendingLastUsed.has(id)) this.pendingLastUsed.set(id, at) // newer uses win
+      if (!isStorageFull(e)) throw e
+      this.storage?.markFull(e)
+      return false
+    }
   }
 
   generate(): string {

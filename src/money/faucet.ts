@@ -1,59 +1,89 @@
 // The testnet faucet: mints mock USDC to a wallet and the same amount to the payment gate on its
-// behalf (the transfer a legacy X-402-Payment header then names). When the wallet belongs to an
-// operator (bound wallet, or the calling operator), that gate transfer becomes credits at once.
+// behalf (the transfer a legacy X-402-Payment header then names). Abuse rules (decisions.md §15):
+//  - credits go only to the operator whose *bound* wallet receives the mint, at most once per
+//    rolling 24 h per operator whatever wallet it binds (later mints still mint USDC, 0 credits);
+//  - one claim per wallet per cooldown, but a claim below the default amount by anyone other than
+//    the wallet's own operator never starts that cooldown (a stranger cannot lock a wallet out);
+//  - at most `perAddressPerDay` claims per client address per rolling 24 h.
+// Faucet credits are not paid requests: they are recorded with scheme `faucet`, outside the
+// wallet's hourly x402 limit.
+import type { Database } from 'bun:sqlite'
 import { privateKeyToAccount } from 'viem/accounts'
+import type { Clock } from '../clock'
+import type { Config } from '../config'
 import type { Principal } from '../http/auth'
 import { ProblemError } from '../http/errors'
-import type { Services } from '../services'
-import { normalizeAddress, units, usdcString } from './usdc'
-import { CHAIN_ID } from './x402'
+import type { WalletService } from '../wallet/service'
+import { FAUCET_GATE_MEMO, normalizeAddress, units, usdcString, type MockUsdc } from './usdc'
+import { CHAIN_ID, type X402Gate } from './x402'
 
 const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+const limited = (code: string, detail: string, until: number, now: number, extra: Record<string, unknown> = {}) => {
+  const retryAfterSeconds = Math.max(1, Math.ceil((until - now) / 1000))
+  return new ProblemError(429, code, detail, { retryAfterSeconds, ...extra }, { 'retry-after': String(retryAfterSeconds) })
+}
 
 export class Faucet {
   readonly devWallet: `0x${string}` | null
   private q
 
-  constructor(private s: Services) {
-    this.devWallet = s.secrets.devWalletKey ? privateKeyToAccount(s.secrets.devWalletKey).address : null
+  constructor(
+    private db: Database, private clock: Clock,
+    private config: Pick<Config, 'phase' | 'faucet'>,
+    private usdc: MockUsdc, private x402: X402Gate, private wallets: Pick<WalletService, 'operatorOf'>,
+    devWalletKey: `0x${string}` | null,
+  ) {
+    this.devWallet = devWalletKey ? privateKeyToAccount(devWalletKey).address : null
     this.q = {
-      last: s.db.$client.prepare('SELECT max(created_at) AS at FROM faucet_claims WHERE wallet = ?1'),
-      claim: s.db.$client.prepare('INSERT INTO faucet_claims (wallet, operator_id, amount, created_at) VALUES (?1, ?2, ?3, ?4)'),
+      cooldownStart: db.prepare('SELECT max(created_at) AS at FROM faucet_claims WHERE wallet = ?1 AND starts_cooldown = 1'),
+      byAddress: db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM faucet_claims WHERE client_address = ?1 AND created_at > ?2'),
+      claim: db.prepare('INSERT INTO faucet_claims (wallet, operator_id, amount, client_address, starts_cooldown, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)'),
     }
   }
 
-  drip(input: { wallet?: string; amount?: number }, caller: Principal | null) {
-    if (this.s.config.phase !== 'testnet') throw new ProblemError(404, 'ROUTE_NOT_FOUND', 'the faucet exists only in the testnet phase')
+  drip(input: { wallet?: string; amount?: number }, caller: Principal | null, clientAddress: string) {
+    if (this.config.phase !== 'testnet') throw new ProblemError(404, 'ROUTE_NOT_FOUND', 'the faucet exists only in the testnet phase')
     const wallet = normalizeAddress(input.wallet ?? caller?.operator.walletAddress ?? this.devWallet ?? '')
-    const usdc = input.amount ?? this.s.config.faucet.defaultUsdc
-    if (!(usdc > 0) || usdc > this.s.config.faucet.maxUsdc) throw new ProblemError(400, 'INVALID_AMOUNT', `amount must be more than 0 and at most ${this.s.config.faucet.maxUsdc} USDC`)
+    const f = this.config.faucet
+    const usdc = input.amount ?? f.defaultUsdc
+    if (!(usdc > 0) || usdc > f.maxUsdc) throw new ProblemError(400, 'INVALID_AMOUNT', `amount must be more than 0 and at most ${f.maxUsdc} USDC`)
     const amount = units(usdc)
-    const now = this.s.clock.now()
-    const cooldownMs = this.s.config.faucet.cooldownHours * HOUR
-    const gate = this.s.x402.payTo
-    // Credits go to the operator whose bound wallet this is, else to the calling operator.
-    const owner = this.s.wallet.operatorOf(wallet) ?? caller?.operator.id ?? null
-    const credits = owner ? Math.floor(amount / this.s.config.x402.pricePerCredit) : 0
-    return this.s.db.$client.transaction(() => {
-      const last = (this.q.last.get(wallet.toLowerCase()) as { at: number | null }).at
+    if (amount < 1) throw new ProblemError(400, 'INVALID_AMOUNT', 'amount is below the smallest USDC unit (0.000001)')
+    const now = this.clock.now()
+    const cooldownMs = f.cooldownHours * HOUR
+    const owner = this.wallets.operatorOf(wallet) // credits go to the bound wallet's operator, never to the caller as such
+    const startsCooldown = amount >= units(f.defaultUsdc) || (caller !== null && caller.operator.id === owner)
+    return this.db.transaction(() => {
+      const used = this.q.byAddress.get(clientAddress, now - DAY) as { n: number; oldest: number | null }
+      if (used.n >= f.perAddressPerDay) {
+        throw limited('FAUCET_ADDRESS_LIMIT', `this client address made ${f.perAddressPerDay} faucet calls in the last 24 hours`, (used.oldest ?? now) + DAY, now, { limit: f.perAddressPerDay })
+      }
+      const last = (this.q.cooldownStart.get(wallet.toLowerCase()) as { at: number | null }).at
       if (last !== null && now - last < cooldownMs) {
         const until = last + cooldownMs
-        throw new ProblemError(429, 'FAUCET_COOLDOWN', `this wallet used the faucet recently; try again after ${new Date(until).toISOString()}`,
-          { message: 'faucet cooldown', cooldownUntil: new Date(until).toISOString(), retryAfterSeconds: Math.ceil((until - now) / 1000) },
-          { 'retry-after': String(Math.ceil((until - now) / 1000)) })
+        throw limited('FAUCET_COOLDOWN', `this wallet used the faucet recently; try again after ${new Date(until).toISOString()}`, until, now,
+          { message: 'faucet cooldown', cooldownUntil: new Date(until).toISOString() })
       }
-      this.q.claim.run(wallet.toLowerCase(), owner, amount, now)
-      const devWalletTxHash = this.s.usdc.mint(wallet, amount, 'faucet')
-      const paymentAddressTxHash = this.s.usdc.mint(gate, amount, `faucet, on behalf of ${wallet}`, wallet)
-      if (owner && credits > 0) this.s.x402.record(owner, wallet, paymentAddressTxHash, 'legacy', amount, credits, 'faucet')
+      this.q.claim.run(wallet.toLowerCase(), owner, amount, clientAddress, startsCooldown ? 1 : 0, now)
+      const devWalletTxHash = this.usdc.mint(wallet, amount, 'faucet')
+      const paymentAddressTxHash = this.usdc.mint(this.x402.payTo, amount, `${FAUCET_GATE_MEMO} for ${wallet}`, wallet)
+      const creditsAllowed = owner !== null && this.x402.faucetCreditAvailableAt(owner) <= now
+      const credits = creditsAllowed ? this.x402.creditsFor(amount) : 0
+      if (creditsAllowed && credits > 0) this.x402.record(owner!, wallet, paymentAddressTxHash, 'faucet', amount, credits, 'faucet')
       const header = Buffer.from(JSON.stringify({ txHash: paymentAddressTxHash, payer: wallet, amount: String(amount), chainId: CHAIN_ID })).toString('base64')
+      const credited = credits > 0
       return {
         wallet, devWalletTxHash, paymentAddressTxHash, usdcMinted: usdcString(amount), creditsAdded: credits,
-        cooldownUntil: new Date(now + cooldownMs).toISOString(), paymentAddress: gate, walletBalance: usdcString(this.s.usdc.balanceOf(wallet)),
-        instructions: owner
+        cooldownUntil: new Date(startsCooldown ? now + cooldownMs : now).toISOString(), paymentAddress: this.x402.payTo,
+        walletBalance: usdcString(this.usdc.balanceOf(wallet)),
+        instructions: credited
           ? `${credits} credits were added to ${owner}. The wallet keeps ${usdcString(amount)} mock USDC to pay with X-PAYMENT (x402).`
-          : `Bind ${wallet} to an operator, then send "X-402-Payment: ${header}" once to turn the gate transfer into credits, or pay per request with X-PAYMENT.`,
-        x402PaymentHeader: owner ? null : header,
+          : owner
+            ? `${owner} already received faucet credits in the last 24 hours. The wallet keeps ${usdcString(amount)} mock USDC to pay with X-PAYMENT (x402); the gate transfer can be turned into credits later with "X-402-Payment: ${header}".`
+            : `No operator has bound ${wallet}: no credits were added. Bind it, then send "X-402-Payment: ${header}" once to turn the gate transfer into credits (once per operator per 24 h), or pay per request with X-PAYMENT.`,
+        x402PaymentHeader: credited ? null : header,
       }
     })()
   }

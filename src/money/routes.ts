@@ -14,13 +14,13 @@ export function moneyRoutes(s: Services) {
       method: 'POST', path: '/api/v1/faucet/usdc', auth: 'optional', tags,
       body: t.Union([t.Object({ wallet: t.Optional(Address), amount: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })) }), t.Null()]),
       summary: 'Testnet faucet: mint mock USDC to a wallet and pre-fund the payment gate',
-      description: 'Body may be empty. `wallet` defaults to the caller\'s bound wallet, else the appliance\'s developer wallet; `amount` in USDC (default 10, max 100). The same amount is minted to the payment gate on the wallet\'s behalf; when the wallet belongs to an operator (bound, or the calling operator), that becomes credits at once (`creditsAdded`), else `x402PaymentHeader` turns it into credits later. One call per wallet per 24 h (429 with `cooldownUntil`, `retryAfterSeconds`). 404 in the live phase.',
+      description: 'Body may be empty. `wallet` defaults to the caller\'s bound wallet, else the appliance\'s developer wallet; `amount` in USDC (default 10, max 100). The same amount is minted to the payment gate on the wallet\'s behalf. Credits (`creditsAdded`) go only to the operator that has bound this wallet, at most once per operator per rolling 24 h (else 0; `x402PaymentHeader` can turn the gate transfer into credits later, under the same once-a-day rule). One claim per wallet per 24 h (429 FAUCET_COOLDOWN with `cooldownUntil`, `retryAfterSeconds`); a claim below the default amount by anyone but the wallet\'s own operator does not start that cooldown. At most 5 calls per client address per rolling 24 h (TASKGATE_FAUCET_PER_ADDRESS_PER_DAY; 429 FAUCET_ADDRESS_LIMIT). 404 in the live phase.',
       responses: { 200: { description: 'minted', schema: t.Object({
         wallet: t.String(), devWalletTxHash: t.String(), paymentAddressTxHash: t.String(), usdcMinted: t.String(), creditsAdded: t.Integer(),
         cooldownUntil: t.String(), paymentAddress: t.String(), walletBalance: t.String(), instructions: t.String(),
         x402PaymentHeader: t.Union([t.String(), t.Null()], { description: 'a ready X-402-Payment value when no operator received the credits yet' }),
       }) } },
-      handler: ({ body, auth }) => s.faucet.drip(body ?? {}, auth),
+      handler: ({ body, auth, ip }) => s.faucet.drip(body ?? {}, auth, ip),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/usdc/:address', auth: 'none', tags, params: t.Object({ address: Address }),

@@ -9,6 +9,8 @@ import { ProblemError } from '../http/errors'
 export const USDC_DECIMALS = 6
 export const USDC_ADDRESS = '0x036CbD53842c5426634e7929541eC2318f3dCF7e' as const // Base Sepolia USDC
 export const USDC_EIP712 = { name: 'USDC', version: '2' } as const
+/** Memo of the faucet's transfer to the payment gate on a wallet's behalf (credits from it follow the faucet's rules). */
+export const FAUCET_GATE_MEMO = 'faucet gate transfer'
 export const units = (usdc: number) => Math.round(usdc * 10 ** USDC_DECIMALS)
 export const usdcString = (u: number) => (u / 10 ** USDC_DECIMALS).toFixed(USDC_DECIMALS).replace(/\.?0+$/, '')
 

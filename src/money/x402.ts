@@ -12,11 +12,12 @@ import { ProblemError } from '../http/errors'
 import { rateLimitHeaders } from '../http/ratelimit'
 import { newId } from '../lib/ids'
 import type { Services } from '../services'
-import { USDC_ADDRESS, USDC_EIP712, usdcString } from './usdc'
+import { FAUCET_GATE_MEMO, USDC_ADDRESS, USDC_EIP712, usdcString } from './usdc'
 
 export const NETWORK = 'base-sepolia'
 export const CHAIN_ID = 84532
 const HOUR = 3_600_000
+const DAY = 24 * HOUR
 
 const AUTH_TYPES = {
   TransferWithAuthorization: [
@@ -35,7 +36,9 @@ export class X402Gate {
     this.q = {
       paid: db.prepare('INSERT INTO x402_payments (id, operator_id, payer, tx_hash, scheme, amount, credits, resource, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)'),
       txUsed: db.prepare('SELECT 1 FROM x402_payments WHERE tx_hash = ?1'),
-      hourly: db.prepare('SELECT count(*) AS n, min(created_at) AS first FROM x402_payments WHERE payer = ?1 AND created_at > ?2'),
+      // Paid requests only: faucet credits are not payments for a request.
+      hourly: db.prepare("SELECT count(*) AS n, min(created_at) AS first FROM x402_payments WHERE payer = ?1 AND created_at > ?2 AND scheme != 'faucet'"),
+      lastFaucetCredit: db.prepare("SELECT max(created_at) AS at FROM x402_payments WHERE operator_id = ?1 AND scheme = 'faucet' AND credits > 0"),
       strike: db.prepare('INSERT INTO x402_strikes (payer, reason, created_at) VALUES (?1, ?2, ?3)'),
       strikes: db.prepare('SELECT count(*) AS n FROM x402_strikes WHERE payer = ?1 AND created_at > ?2'),
       block: db.prepare('INSERT INTO x402_blocks (wallet, reason, blocked_at, blocked_until) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(wallet) DO UPDATE SET reason = excluded.reason, blocked_at = excluded.blocked_at, blocked_until = excluded.blocked_until'),
@@ -117,7 +120,7 @@ export class X402Gate {
     if (!Number.isSafeInteger(value) || value < required) strike('underpaid', `this needs ${usdcString(required)} USDC; the authorization is for ${usdcString(Math.min(value, Number.MAX_SAFE_INTEGER))}`, 'PAYMENT_UNDERPAID')
     if (this.s.usdc.authNonceUsed(payer, auth.nonce)) strike('replay', 'this authorization was already used', 'PAYMENT_REPLAYED')
     this.assertHourly(payer)
-    const credits = Math.floor(value / this.s.config.x402.pricePerCredit)
+    const credits = this.creditsFor(value)
     const txHash = this.s.db.$client.transaction(() => {
       const tx = this.s.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
       this.record(p.operator.id, payer, tx, 'exact', value, credits, resource)
@@ -144,14 +147,32 @@ export class X402Gate {
     }
     if (this.q.txUsed.get(tx.txHash)) { this.addStrike(payer, 'replay'); throw this.refuse('this transfer was already used', resource, cost, 'PAYMENT_REPLAYED') }
     if (amount < cost * this.s.config.x402.pricePerCredit) { this.addStrike(payer, 'underpaid'); throw this.refuse('the transfer does not cover this request', resource, cost, 'PAYMENT_UNDERPAID') }
-    this.assertHourly(payer)
-    const credits = Math.floor(amount / this.s.config.x402.pricePerCredit)
-    this.s.db.$client.transaction(() => this.record(p.operator.id, payer, tx.txHash, 'legacy', amount, credits, resource))()
+    // A faucet gate transfer is faucet credit, not a payment: once per operator per 24 h, outside the hourly limit.
+    const faucet = tx.memo?.startsWith(FAUCET_GATE_MEMO) === true
+    if (faucet) {
+      const at = this.faucetCreditAvailableAt(p.operator.id)
+      const now = this.s.clock.now()
+      if (at > now) {
+        const retry = Math.ceil((at - now) / 1000)
+        throw new ProblemError(429, 'FAUCET_OPERATOR_LIMIT', `this operator already received faucet credits in the last 24 hours; try again after ${new Date(at).toISOString()}`, { retryAfterSeconds: retry }, { 'retry-after': String(retry) })
+      }
+    } else this.assertHourly(payer)
+    const credits = this.creditsFor(amount)
+    this.s.db.$client.transaction(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource))()
     return { txHash: tx.txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: tx.txHash, network: NETWORK, payer })).toString('base64') }
   }
 
+  /** Credits bought by `amount` USDC base units. */
+  creditsFor(amount: number): number { return Math.floor(amount / this.s.config.x402.pricePerCredit) }
+
+  /** When the operator may next receive faucet credits (at most once per rolling 24 h). */
+  faucetCreditAvailableAt(operatorId: string): number {
+    const last = (this.q.lastFaucetCredit.get(operatorId) as { at: number | null }).at
+    return last === null ? 0 : last + DAY
+  }
+
   /** Records a payment and converts it to credits (inside the caller's transaction). */
-  record(operatorId: string, payer: string, txHash: string, scheme: 'exact' | 'legacy', amount: number, credits: number, resource: string): void {
+  record(operatorId: string, payer: string, txHash: string, scheme: 'exact' | 'legacy' | 'faucet', amount: number, credits: number, resource: string): void {
     this.q.paid.run(newId('pay'), operatorId, payer.toLowerCase(), txHash, scheme, amount, credits, resource, this.s.clock.now())
     if (credits > 0) this.s.ledger.credit(operatorId, credits, `x402_payment ${txHash}`, `x402:${txHash}`)
   }

@@ -2,10 +2,10 @@
 import { t } from 'elysia'
 import type { Services } from '../services'
 import { ProblemError, forbidden, notFound } from '../http/errors'
-import { rateLimitHeaders } from '../http/ratelimit'
 import { defineRoute } from '../http/route'
 import { Success } from '../http/schemas'
 import { randomToken } from '../lib/ids'
+import { LoginGuard } from './login-guard'
 import { effectiveTier } from './service'
 import {
   AdminOperator, AdminOperatorPatch, GithubCallbackQuery, GithubStartQuery, LoginBody, OperatorIdParams,
@@ -17,6 +17,8 @@ const OAUTH_COOKIE = 'tg_oauth'
 export function operatorRoutes(s: Services) {
   const tag = ['Auth']
   const issue = (op: { id: string; tokenVersion: number }) => s.tokens.issue(op.id, op.tokenVersion)
+  const lim = s.config.login
+  const guard = new LoginGuard(s.clock, lim) // sign-in and sign-up brute-force limits (decisions.md §15)
 
   return [
     defineRoute({
@@ -42,28 +44,27 @@ export function operatorRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/api/v1/auth/login', auth: 'none', tags: tag, body: LoginBody,
       summary: 'Sign in with login and password',
-      description: `Wrong password and unknown login get the same 401 INVALID_CREDENTIALS. After ${s.config.loginAttemptsPerMinute} failures per minute for one login from one address, 429.`,
+      description: `Wrong password and unknown login get the same 401 INVALID_CREDENTIALS. Brute-force limits per sliding 15 minutes: ${lim.failuresPerLoginAddress} failures for one login from one client address, ${lim.failuresPerLogin} for one login from all addresses, ${lim.failuresPerAddress} from one address for any login. Each attempt is counted as a failure before the password is checked (so parallel guesses cannot slip through) and given back when the password is right. Past a limit every attempt in that scope, the right password included, gets 429 TOO_MANY_LOGIN_ATTEMPTS with \`Retry-After\`, \`retryAfterSeconds\` and RateLimit-* headers; \`taskgate token --login <login>\` on the server still mints a token. A body refused by validation (400) or a 429 counts toward nothing.`,
       responses: { 200: { description: 'signed in', schema: TokenResponse } },
       handler: async ({ body, ip }) => {
-        const bucket = `login:${s.operators.normalizeLogin(body.login)}:${ip}`
-        const budget = s.auth.limiter.peek(bucket, s.config.loginAttemptsPerMinute)
-        if (!budget.allowed) throw new ProblemError(429, 'TOO_MANY_LOGIN_ATTEMPTS', 'too many failed sign-in attempts; try again later', { retryAfterSeconds: budget.retryAfter }, rateLimitHeaders(budget))
-        const op = await s.operators.checkPassword(body.login, body.password)
-        if (!op) {
-          s.auth.limiter.add(bucket)
-          throw new ProblemError(401, 'INVALID_CREDENTIALS', 'login or password is wrong')
-        }
-        s.auth.limiter.reset(bucket)
+        const slot = guard.reserveLogin(s.operators.normalizeLogin(body.login), ip) // counted before the slow check; 429 when exhausted
+        let op
+        try { op = await s.operators.checkPassword(body.login, body.password) } catch (e) { slot.release(); throw e }
+        if (!op) throw new ProblemError(401, 'INVALID_CREDENTIALS', 'login or password is wrong') // the slot stays counted
+        slot.release() // a success is not a failure (and wipes nothing else)
         return issue(op)
       },
     }),
     defineRoute({
       method: 'POST', path: '/api/v1/auth/signup', auth: 'none', tags: tag, body: SignupBody,
       summary: 'Create an operator account (when open sign-up is enabled)',
+      description: `At most ${lim.signupsPerAddressPerHour} accepted sign-ups per client address per sliding hour; past that, 429 SIGNUP_RATE_LIMITED with \`Retry-After\` and \`retryAfterSeconds\`. Refused sign-ups (400, 409 LOGIN_TAKEN, 429) do not count.`,
       responses: { 201: { description: 'created; signed in', schema: TokenResponse } },
-      handler: async ({ body, set }) => {
+      handler: async ({ body, set, ip }) => {
         if (!s.config.signup) throw forbidden('SIGNUP_DISABLED', 'open sign-up is disabled on this server; ask an administrator for an account')
-        const op = await s.operators.create({ login: body.login, password: body.password, email: body.email, displayName: body.displayName })
+        const slot = guard.reserveSignup(ip) // reserved before the slow hash; given back unless the account is created
+        let op
+        try { op = await s.operators.create({ login: body.login, password: body.password, email: body.email, displayName: body.displayName }) } catch (e) { slot.release(); throw e }
         set.status = 201
         return issue(op)
       },
@@ -83,7 +84,7 @@ export function operatorRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/whoami', auth: 'either', tags: tag,
       summary: 'Who is calling: resolves a bearer token or an API key',
-      description: 'Handy for checking a key from a script. With an API key the RateLimit-* headers show its budget.',
+      description: 'Handy for checking a key from a script. The RateLimit-* headers show the budget of the key (API key) or of the operator (bearer token).',
       responses: { 200: { description: 'caller', schema: t.Object({ operatorId: t.String(), identityLogin: t.String(), effectiveTier: t.String(), via: t.String(), keyId: t.Union([t.String(), t.Null()]), agentId: t.Union([t.String(), t.Null()]) }) } },
       handler: ({ auth }) => ({
         operatorId: auth.operator.id, identityLogin: auth.operator.login, effectiveTier: effectiveTier(auth.operator),

@@ -1,5 +1,6 @@
 // Operators: local accounts (argon2id), GitHub-linked accounts, profile, tier and status.
 import { asc, eq, sql } from 'drizzle-orm'
+import { availableParallelism } from 'node:os'
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import type { Tier } from '../config'
@@ -17,6 +18,41 @@ const loginRe = new RegExp(LOGIN_PATTERN)
 // A fixed argon2id hash (Bun.password defaults: m=64 MiB, t=2) to verify against for unknown logins,
 // so both answers take the same time. Precomputed: hashing at module load cost ~180 ms of start-up.
 const DUMMY_HASH = '$argon2id$v=19$m=65536,t=2,p=1$R89pCt4XafMMiUH7tc+ijPB0G8z43lo4wz7R9/NecSk$bR+CMCmntp8gv40bL/K6D4DBu0Jro12c8cLL/cenVpk'
+
+/**
+ * Bounds argon2id work (decisions.md §15): every hash or verify allocates 64 MiB and ~120 ms of a
+ * core, so at most 2 × CPU count run at once (peak 128 MiB per core, e.g. 512 MiB on 4 cores) and
+ * the rest wait their turn in FIFO order. A flood of sign-in or sign-up attempts from many
+ * addresses then queues instead of allocating 64 MiB per request at once. Waiting costs no memory
+ * beyond the request itself; the login and sign-up limits bound how many reach this point.
+ * (Bun's own worker pool may run fewer at once today, ~CPU count; this bound does not rely on it.)
+ */
+export const ARGON2_CONCURRENCY = Math.max(2, 2 * availableParallelism())
+
+export class Semaphore {
+  private active = 0
+  private waiting: (() => void)[] = []
+  constructor(readonly size: number) {}
+
+  get running(): number { return this.active }
+  get queued(): number { return this.waiting.length }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active < this.size) this.active++
+    else await new Promise<void>((resolve) => this.waiting.push(resolve)) // the slot is handed over by release
+    try { return await fn() } finally { this.release() }
+  }
+
+  private release(): void {
+    const next = this.waiting.shift()
+    if (next) next() // the slot passes straight to the oldest waiter: FIFO, and no newcomer can jump in
+    else this.active--
+  }
+}
+
+export const argon2Slots = new Semaphore(ARGON2_CONCURRENCY)
+const hashPassword = (password: string) => argon2Slots.run(() => Bun.password.hash(password, { algorithm: 'argon2id' }))
+const verifyPassword = (password: string, hash: string) => argon2Slots.run(() => Bun.password.verify(password, hash))
 
 export interface NewOperator {
   login: string
@@ -66,7 +102,9 @@ export class OperatorService {
     const login = this.normalizeLogin(input.login)
     if (!loginRe.test(login)) throw new ProblemError(400, 'INVALID_LOGIN', 'login must be 2-64 characters: letters, digits, and _ . @ -')
     if (input.password !== undefined && input.password.length < 8) throw new ProblemError(400, 'WEAK_PASSWORD', 'password must be at least 8 characters')
-    const passwordHash = input.password === undefined ? null : await Bun.password.hash(input.password, { algorithm: 'argon2id' })
+    // A taken login is refused before the 64 MiB hash (the transaction below still decides races).
+    if (!o.onlyIfFirst && this.byLogin(login)) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
     const now = this.clock.now()
     const row = {
       id: newId('op'), login, passwordHash, githubId: input.githubId ?? null,
@@ -117,7 +155,7 @@ export class OperatorService {
   /** Returns the operator when the password matches; null otherwise (same cost either way). */
   async checkPassword(login: string, password: string): Promise<OperatorRow | null> {
     const op = this.byLogin(login)
-    const ok = await Bun.password.verify(password, op?.passwordHash ?? DUMMY_HASH)
+    const ok = await verifyPassword(password, op?.passwordHash ?? DUMMY_HASH)
     return op && op.passwordHash && ok ? op : null
   }
 

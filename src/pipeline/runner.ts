@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
 import { TaskStore } from '../tasks/store'
+import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
 import type { AgentRow } from '../agents/service'
 import type { Services } from '../services'
 import { policy } from './stages/01-policy'
@@ -36,6 +37,7 @@ export class PipelineRunner {
     this.group = s.group
     this.q = {
       event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
+      failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
     }
     s.jobs.register('task.run', (p: { taskId: string }) => this.run(p.taskId))
   }
@@ -120,7 +122,12 @@ export class PipelineRunner {
     const refunded = !task.output && this.s.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
     const patch: TaskPatch = { status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged }
     this.store.update(task.id, patch)
-    if (task.agentId) this.s.db.$client.query('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2 WHERE id = ?1').run(task.agentId, now)
+    if (task.agentId) {
+      const agent = this.s.agents.byId(task.agentId)
+      // Failures the agent is answerable for enter its behaviour metrics, so its ari (and trust level) can fall.
+      const metrics = agent && AGENT_FAULTS.has(fail.code) ? JSON.stringify(observeFailure(agent.metrics)) : null
+      this.q.failAgent.run(task.agentId, now, metrics)
+    }
     this.emit(task.id, stage.n, stage.name, 'failed', { code: fail.code, message: fail.message, refunded }, now)
     return { ...task, ...patch } as TaskRow
   }

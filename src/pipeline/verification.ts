@@ -1,6 +1,10 @@
 // Deterministic output checks per task type. Each check gives a score in [0, 1] and a weight;
 // the verification score is their weighted mean.
-import { keccak256, toHex, type Hex } from 'viem'
+import { keccak256, type Hex } from 'viem'
+
+const utf8 = new TextEncoder()
+/** keccak256 of a string's UTF-8 bytes (the same value as keccak256(toHex(s)), without the hex round trip). */
+export const textHash = (s: string): Hex => keccak256(utf8.encode(s))
 
 export interface Check { name: string; score: number; weight: number; note?: string }
 
@@ -15,10 +19,17 @@ export function echoSimilarity(prompt: string, output: string): number {
   return inter / (a.size + b.size - inter)
 }
 
-function parseJson(s: string): any {
-  const m = s.match(/\{[\s\S]*\}/)
-  if (!m) return undefined
-  try { return JSON.parse(m[0]) } catch { return undefined }
+/**
+ * The JSON object an output carries: from its first `{` to its last `}`. Two index scans and one
+ * JSON.parse, so linear in the output (a regular expression like /\{[\s\S]*\}/ is quadratic on
+ * a run of `{`: 100,000 of them blocked the event loop for 6 s).
+ */
+export function parseJson(s: string): any {
+  const start = s.indexOf('{')
+  if (start < 0) return undefined
+  const end = s.lastIndexOf('}')
+  if (end <= start) return undefined
+  try { return JSON.parse(s.slice(start, end + 1)) } catch { return undefined }
 }
 
 function structured(taskType: string, output: string): Check | null {
@@ -53,15 +64,15 @@ export function verifyOutput(taskType: string, prompt: string, output: string, t
   const total = checks.reduce((a, c) => a + c.weight, 0)
   const score = Math.round((checks.reduce((a, c) => a + c.score * c.weight, 0) / total) * 10000) / 10000
   const status = score >= threshold ? 'VERIFIED' : 'FAILED'
-  const record = { version: 1, taskType, threshold, score, status, checks, outputHash: keccak256(toHex(output)), promptHash: keccak256(toHex(prompt)) }
-  return { score, status, record, proof: keccak256(toHex(JSON.stringify(record))) as Hex }
+  const record = { version: 1, taskType, threshold, score, status, checks, outputHash: textHash(output), promptHash: textHash(prompt) }
+  return { score, status, record, proof: textHash(JSON.stringify(record)) }
 }
 
 /** The prompt and output hashes, computed once in stage 4 and kept in the verification record. */
 export function taskHashes(task: { prompt: string; output: string | null; verification: Record<string, unknown> | null }): { promptHash: Hex; outputHash: Hex } {
   const v = task.verification as { promptHash?: Hex; outputHash?: Hex } | null
   return {
-    promptHash: v?.promptHash ?? keccak256(toHex(task.prompt)),
-    outputHash: v?.outputHash ?? keccak256(toHex(task.output ?? '')),
+    promptHash: v?.promptHash ?? textHash(task.prompt),
+    outputHash: v?.outputHash ?? textHash(task.output ?? ''),
   }
 }

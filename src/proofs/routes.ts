@@ -1,19 +1,23 @@
 // Verifiable outputs: attestations, proof receipts by CID, the published signers, explorer pages.
 import { t } from 'elysia'
-import { importBytes } from 'ipfs-unixfs-importer'
 import { verifyTypedData } from 'viem'
 import { badRequest, notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
-import { parseCid } from '../ipfs/node'
+import { importToMemory, parseCid } from '../ipfs/node'
 import { TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
 import type { Services } from '../services'
 import { explorerPage } from './explorer'
 
 /** Recomputes a CID from bytes with the importer settings the node uses, without storing anything. */
 async function recomputeCid(bytes: Uint8Array): Promise<string> {
-  const blocks = { put: async (c: unknown) => c, get: async () => { throw new Error('unused') }, has: async () => false } as never
-  const entry = await importBytes(bytes, blocks, { cidVersion: 1, rawLeaves: true })
-  return entry.cid.toString()
+  return (await importToMemory(bytes)).cid.toString()
+}
+
+/** A verification record without the notes that quote the output (e.g. the sentiment label), for public pages. */
+function publicVerificationRecord(v: Record<string, unknown> | null) {
+  if (!v) return v
+  const checks = Array.isArray(v.checks) ? (v.checks as Record<string, unknown>[]).map(({ note: _note, ...c }) => c) : v.checks
+  return { ...v, checks }
 }
 
 export function proofRoutes(s: Services) {
@@ -50,7 +54,8 @@ export function proofRoutes(s: Services) {
         const row = s.db.$client.query('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1').get(params.hash.toLowerCase()) as { id: string } | null
         if (!row) throw notFound('verification proof')
         const task = s.pipeline.task(row.id)!
-        return explorerPage('Verification proof', [['proof', task.verificationProof], ['task', task.id], ['status', task.verificationStatus], ['score', task.verificationScore], ['IPFS CID', task.ipfsCid], ['receipt CID', task.receiptCid]], task.verification)
+        return explorerPage('Verification proof', [['proof', task.verificationProof], ['task', task.id], ['status', task.verificationStatus], ['score', task.verificationScore], ['IPFS CID', task.ipfsCid], ['receipt CID', task.receiptCid]],
+          s.guardrails.current(task.operatorId).publishOutputs ? task.verification : publicVerificationRecord(task.verification))
       },
     }),
     defineRoute({
@@ -66,28 +71,27 @@ export function proofRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/public/proof/:cid', auth: 'none', tags: ['Public'], params: t.Object({ cid: t.String({ minLength: 1, maxLength: 200 }) }),
       summary: 'A proof receipt (or task document) by IPFS CID, with its verification',
-      description: 'For a receipt: the EIP-712 signature is verified against the signer and the content is re-hashed to confirm the CID.',
+      description: 'Only documents the pipeline produced count: the CID must be a task\'s receipt or task document as recorded by this appliance (anything else, e.g. an uploaded look-alike, → 404). For a receipt: the EIP-712 signature is verified against the signer and the content is re-hashed to confirm the CID. Task documents carry the prompt and output hashes; the output itself only when its operator publishes outputs.',
       responses: { 200: { description: 'proof' } },
       handler: async ({ params }) => {
         const cid = parseCid(params.cid)
         if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
-        if (!s.ipfs.has(cid)) throw notFound('proof')
+        const key = cid.toString()
+        const owner = s.db.$client.query('SELECT id, CASE WHEN receipt_cid = ?1 THEN \'receipt\' ELSE \'task\' END AS kind FROM tasks WHERE receipt_cid = ?1 OR ipfs_cid = ?1 LIMIT 1').get(key) as { id: string; kind: 'receipt' | 'task' } | null
+        if (!owner || !s.ipfs.has(cid)) throw notFound('proof')
         const bytes = await s.ipfs.cat(cid)
-        let doc: any
-        try { doc = JSON.parse(new TextDecoder().decode(bytes)) } catch { throw notFound('proof') }
-        const cidMatches = (await recomputeCid(bytes)) === cid.toString()
-        if (doc?.type === 'taskgate.receipt/v1') {
+        const doc = JSON.parse(new TextDecoder().decode(bytes))
+        const cidMatches = (await recomputeCid(bytes)) === key
+        const task = s.pipeline.task(owner.id)!
+        if (owner.kind === 'receipt') {
           const signatureValid = await verifyReceipt(doc)
-          const taskId = doc.payload?.message?.taskId
-          const task = typeof taskId === 'string' ? s.pipeline.task(taskId) : null
           return {
-            cid: cid.toString(), kind: 'receipt', receipt: doc,
+            cid: key, kind: 'receipt', receipt: doc,
             verification: { signatureValid, signer: doc.signer, signerKnown: String(doc.signer).toLowerCase() === s.signer.address.toLowerCase(), cidMatches },
-            task: task ? s.tasks.publicView(task) : null,
+            task: s.tasks.publicView(task),
           }
         }
-        if (doc?.type === 'taskgate.task/v1') return { cid: cid.toString(), kind: 'task', document: doc, verification: { cidMatches } }
-        throw notFound('proof')
+        return { cid: key, kind: 'task', document: doc, verification: { cidMatches }, task: s.tasks.publicView(task) }
       },
     }),
   ]

@@ -1,4 +1,5 @@
 // Operational endpoints: health, readiness, metrics, OpenAPI + docs, public config, test clock.
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { t } from 'elysia'
 import pkg from '../../package.json'
 import { TIER_LIMITS } from '../config'
@@ -9,6 +10,13 @@ import type { Services } from '../services'
 import docsHtml from '../../ui/docs.html' with { type: 'text' }
 
 export const VERSION: string = pkg.version
+
+/** Compares the presented metrics token in constant time (digests of equal length, whatever was sent). */
+function metricsTokenMatches(authorization: string | null, expected: string): boolean {
+  const given = authorization?.startsWith('Bearer ') || authorization?.startsWith('bearer ') ? authorization.slice(7).trim() : ''
+  const digest = (v: string) => createHash('sha256').update(v).digest()
+  return timingSafeEqual(digest(given), digest(expected)) && given.length > 0
+}
 
 export function publicConfig(s: Services): Record<string, unknown> {
   const c = s.config
@@ -67,11 +75,13 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
       handler: () => ({ status: 'ok' as const, version: VERSION }),
     }),
     defineRoute({
-      method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database, IPFS node and job runner',
+      method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database, storage, IPFS node and job runner',
+      description: 'Each check is a fixed word: `db` ok | unavailable, `storage` ok | full (writes answer 507 STORAGE_FULL until space is freed), `jobs` ok | not running, `ipfs` ok | unavailable.',
       responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } },
       handler: ({ set }) => {
         const checks: Record<string, string> = {}
-        try { s.db.$client.query('SELECT 1').get(); checks.db = 'ok' } catch (e) { checks.db = (e as Error).message }
+        try { s.db.$client.query('SELECT 1').get(); checks.db = 'ok' } catch { checks.db = 'unavailable' } // never the error text
+        checks.storage = s.storage.full ? 'full' : 'ok'
         checks.jobs = s.jobs.healthy() ? 'ok' : 'not running'
         checks.ipfs = s.ipfs.healthy() ? 'ok' : 'unavailable'
         const ready = Object.values(checks).every((v) => v === 'ok')
@@ -84,9 +94,8 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
       description: 'When TASKGATE_METRICS_TOKEN is set, send it as `Authorization: Bearer <token>`.',
       responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
       handler: ({ request }) => {
-        if (s.config.metricsToken) {
-          const given = request.headers.get('authorization')?.replace(/^bearer\s+/i, '') ?? ''
-          if (given !== s.config.metricsToken) throw unauthorized('UNAUTHENTICATED', 'metrics require the metrics token')
+        if (s.config.metricsToken && !metricsTokenMatches(request.headers.get('authorization'), s.config.metricsToken)) {
+          throw unauthorized('UNAUTHENTICATED', 'metrics require the metrics token')
         }
         return new Response(s.metrics.render(serviceGauges(s)), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
       },

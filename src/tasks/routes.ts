@@ -3,6 +3,8 @@ import { ProblemError } from '../http/errors'
 import { InsufficientCredits } from '../credits/ledger'
 import { defineRoute } from '../http/route'
 import { SSE_HEADERS } from '../http/sse'
+import { canRead } from '../http/auth'
+import { notFound } from '../http/errors'
 import { pageQuery, queryInt } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
@@ -15,16 +17,28 @@ export function taskRoutes(s: Services) {
   const tags = ['Tasks']
   return [
     defineRoute({
-      method: 'POST', path: '/api/v1/tasks/submit', auth: 'either', tags, body: SubmitBody, query: SubmitQuery,
+      method: 'POST', path: '/api/v1/tasks/submit', auth: 'either', longLived: true, tags, body: SubmitBody, query: SubmitQuery,
       summary: 'Submit a task to the 8-stage pipeline',
-      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the same task; another body → 409. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.',
+      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the original task (header `idempotent-replayed: true`), answered right after authentication and before any payment, credit or guardrail check, so a retry is never charged or refused for the balance; another body → 409 IDEMPOTENCY_KEY_REUSED. An agent-bound key submits only for its own agent (403 AGENT_KEY_MISMATCH). `metadata` is stored as given and never changes the cost. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.',
       responses: { 200: { description: 'finished', schema: TaskDetail }, 202: { description: 'accepted, still running', schema: TaskDetail }, 402: { description: 'insufficient credits' } },
       handler: async ({ auth, body, query, request, set, ip }) => {
+        const idempotencyKey = request.headers.get('idempotency-key')
+        const wait = queryInt('wait', query.wait, { min: 0, max: 120, def: 30 }) * 1000
+        const answer = async (taskId: string, replayed: boolean) => {
+          if (wait > 0) await s.pipeline.waitFor(taskId, wait)
+          const cur = s.pipeline.task(taskId)!
+          if (replayed) set.headers['idempotent-replayed'] = 'true'
+          if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
+          return s.tasks.detail(cur, true)
+        }
+        // A replay answers the original task before any payment, credit or guardrail check.
+        const prior = s.tasks.replay(auth, body, idempotencyKey)
+        if (prior) return answer(prior.id, true)
         const paid = await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip)
         if (paid) set.headers['x-payment-response'] = paid.header
         let submitted
         try {
-          submitted = s.tasks.submit(auth, body, request.headers.get('idempotency-key'))
+          submitted = s.tasks.submit(auth, body, idempotencyKey)
         } catch (e) {
           // lost a race for the last credits after the gate: answer with the payment requirements too
           if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, e.extra.needed as number, e.extra.balance as number)
@@ -34,29 +48,31 @@ export function taskRoutes(s: Services) {
         if (task.status === 'FAILED' && task.failureCode === 'GUARDRAIL_BLOCKED' && !replayed) {
           throw new ProblemError(403, 'GUARDRAIL_BLOCKED', task.failureMessage ?? 'blocked by policy', { task: s.tasks.detail(task, true) })
         }
-        const wait = queryInt('wait', query.wait, { min: 0, max: 120, def: 30 }) * 1000
-        if (wait > 0) await s.pipeline.waitFor(task.id, wait)
-        const cur = s.pipeline.task(task.id)!
-        if (replayed) set.headers['idempotent-replayed'] = 'true'
-        if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
-        return s.tasks.detail(cur, true)
+        return answer(task.id, replayed)
       },
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/tasks/:id', auth: 'optional', tags, params: TaskIdParams,
       summary: 'Task detail (prompt, output and timeline only for the owner)',
+      description: 'Public fields for anyone. The owner (bearer token or operator key of the task\'s operator, or the agent-bound key of the task\'s agent) also gets `prompt`, `output`, `metadata` and the timeline. An agent-bound key reads only its own agent\'s tasks: any other task → 404.',
       responses: { 200: { description: 'task', schema: TaskDetail } },
       handler: ({ auth, params }) => {
         const task = s.tasks.get(params.id)
-        return s.tasks.detail(task, auth?.operator.id === task.operatorId)
+        const owner = canRead(auth, task)
+        if (!owner && auth?.key?.agentId) throw notFound('task')
+        return s.tasks.detail(task, owner)
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/tasks/:id/events', auth: 'either', queryToken: true, tags, params: TaskIdParams,
+      method: 'GET', path: '/api/v1/tasks/:id/events', auth: 'either', queryToken: true, longLived: true, tags, params: TaskIdParams,
       summary: 'Stage transitions of a task (server-sent events, owner only)',
-      description: 'Each event: `event: stage`, data `{ taskId, stage, name, status, detail, at }`. Replays the timeline, then follows; ends when the task is COMPLETED or FAILED. `?access_token=` works for EventSource.',
+      description: 'Each event: `event: stage`, data `{ taskId, stage, name, status, detail, at }`. Replays the timeline, then follows; ends when the task is COMPLETED or FAILED (or held for approval), and within seconds once the credential is revoked, the token logged out or the operator suspended. `: ping` comments keep it alive; the server\'s idle timeout does not apply. Another operator\'s task, or for an agent-bound key another agent\'s task → 404. `?access_token=` works for EventSource.',
       responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
-      handler: ({ auth, params, request }) => new Response(s.tasks.events(s.tasks.owned(auth.operator.id, params.id), request.signal), { headers: SSE_HEADERS }),
+      handler: ({ auth, params, request }) => {
+        const task = s.tasks.get(params.id)
+        if (!canRead(auth, task)) throw notFound('task')
+        return new Response(s.tasks.events(task, s.auth.streamGuard(auth, request.signal)), { headers: SSE_HEADERS })
+      },
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/tasks', auth: 'none', tags, query: ListQuery,

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { TASK_TYPES } from '../agents/schema'
 import { DateTime, Nullable, QueryInt } from '../http/schemas'
 
 export const SubmitBody = t.Object({
@@ -38,7 +39,7 @@ export const ListQuery = t.Object({
   page: t.Optional(QueryInt('page number, from 1 (default 1)')),
   limit: t.Optional(QueryInt('page size, 1–100 (default 20)')),
   status: t.Optional(TaskStatus),
-  taskType: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  taskType: t.Optional(t.Union(TASK_TYPES.map((x) => t.Literal(x)), { description: 'one of the task types (unknown → 400)' })),
   operatorId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   agentId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
 })

@@ -4,43 +4,69 @@ import { TASK_TYPES } from '../agents/schema'
 import { TIER_LIMITS } from '../config'
 import { effectiveTier } from '../operators/service'
 import { isoOrNull } from '../clock'
-import { badRequest, conflict, forbidden, notFound } from '../http/errors'
-import type { Principal } from '../http/auth'
+import { badRequest, conflict, notFound } from '../http/errors'
+import { assertActsFor, type Principal } from '../http/auth'
 import { newId, sha256Hex } from '../lib/ids'
 import { TERMINAL, type TaskEvent } from '../pipeline/runner'
 import type { TaskRow } from '../pipeline/types'
 import type { Services } from '../services'
+import { eventStream, type StreamGuard } from '../http/sse'
 
 export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
   metadata?: Record<string, unknown>; action?: Record<string, unknown>
 }
 
-export class TaskService {
-  constructor(private s: Services) {}
+/** What an Idempotency-Key is bound to: the request body as sent (the model as named, not as resolved). */
+const requestHash = (input: SubmitInput) => sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, input.model ?? null, input.metadata ?? null, input.action ?? null]))
 
-  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null): { task: TaskRow; replayed: boolean } {
+export class TaskService {
+  private q
+
+  constructor(private s: Services) {
+    this.q = { byIdempotencyKey: s.db.$client.prepare('SELECT id, request_hash AS h FROM tasks WHERE operator_id = ?1 AND idempotency_key = ?2') }
+  }
+
+  /**
+   * An earlier task with this Idempotency-Key, checked right after authentication and before any
+   * payment, credit or guardrail check: the same body answers the original task, another body 409.
+   */
+  replay(p: Principal, input: SubmitInput, idempotencyKey: string | null): TaskRow | null {
+    if (idempotencyKey === null) return null
+    if (idempotencyKey.length < 1 || idempotencyKey.length > 255) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
+    assertActsFor(p, input.agentId)
+    const prior = this.q.byIdempotencyKey.get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
+    if (!prior) return null
+    if (prior.h !== requestHash(input)) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
+    return this.s.pipeline.task(prior.id)
+  }
+
+  /**
+   * Inserts the task and runs stages 1–2 in one transaction. `o.diagnostic` (a free test run) is
+   * set only by testRun(), never from client input.
+   */
+  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean } = {}): { task: TaskRow; replayed: boolean } {
     if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
-    if (p.key?.agentId && p.key.agentId !== input.agentId) throw forbidden('AGENT_KEY_MISMATCH', 'an agent-bound key can only submit tasks for its own agent')
+    assertActsFor(p, input.agentId)
     const agent = this.s.agents.owned(p.operator.id, input.agentId)
     const model = input.model ?? agent.model
     const provider = this.s.compute.resolveModel(model)
     if (!provider) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
     if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
-    const requestHash = sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, model, input.metadata ?? null, input.action ?? null]))
+    const hash = requestHash(input)
     const now = this.s.clock.now()
     return this.s.db.$client.transaction(() => {
-      if (idempotencyKey) {
-        const prior = this.s.db.$client.query('SELECT id, request_hash AS h FROM tasks WHERE operator_id = ?1 AND idempotency_key = ?2').get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
+      if (idempotencyKey) { // a concurrent twin may have won since replay() looked
+        const prior = this.q.byIdempotencyKey.get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
         if (prior) {
-          if (prior.h !== requestHash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
+          if (prior.h !== hash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
           return { task: this.s.pipeline.task(prior.id)!, replayed: true }
         }
       }
       const task = this.s.pipeline.store.insert({
         id: newId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
-        status: 'PROCESSING', stage: 0, idempotencyKey, requestHash, createdAt: now, updatedAt: now,
+        status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: hash, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
       })
       return { task: this.s.pipeline.admit(task, agent), replayed: false }
     })()
@@ -57,7 +83,7 @@ export class TaskService {
       : 'Diagnostic run. TaskGate checks that this agent can run a task end to end. The result is verified, stored on IPFS, attested and signed.')
     return this.s.db.$client.transaction(() => {
       const key = this.s.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
-      return this.submit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt, metadata: { diagnostic: true } }, null).task
+      return this.submit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true }).task
     })()
   }
 
@@ -117,33 +143,29 @@ export class TaskService {
     return { data: rows.map((t) => this.publicView(t)), total, page, limit, totalPages: Math.ceil(total / limit) }
   }
 
-  /** SSE of stage transitions: replays the timeline, follows live events, ends when the task is terminal. */
-  events(t: TaskRow, signal: AbortSignal): ReadableStream<Uint8Array> {
-    const enc = new TextEncoder()
+  /**
+   * SSE of stage transitions: replays the timeline, follows live events, ends when the task is
+   * terminal (or held for approval), when the client leaves, or when the guard's credential fails.
+   */
+  events(t: TaskRow, guard: StreamGuard): ReadableStream<Uint8Array> {
     const emitter = this.s.pipeline.events
-    let cleanup = () => {}
-    return new ReadableStream<Uint8Array>({
-      start: (c) => {
-        let closed = false
+    return eventStream({
+      guard, pingMs: this.s.config.ssePingMs,
+      open: (sink) => {
         let last = 0
         const send = (e: { id: number; stage: number; name: string; status: string; detail: unknown; at: number | string }) => {
-          if (closed || e.id <= last) return
+          if (sink.closed || e.id <= last) return
           last = e.id
-          c.enqueue(enc.encode(`id: ${e.id}\nevent: stage\ndata: ${JSON.stringify({ taskId: t.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail, at: typeof e.at === 'number' ? new Date(e.at).toISOString() : e.at })}\n\n`))
+          sink.send({ id: e.id, event: 'stage', data: { taskId: t.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail, at: typeof e.at === 'number' ? new Date(e.at).toISOString() : e.at } })
           const cur = this.s.pipeline.task(t.id)
-          if (cur && (TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') && (e.status === 'failed' || e.status === 'completed' || e.status === 'held')) close()
+          if (cur && (TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') && (e.status === 'failed' || e.status === 'completed' || e.status === 'held')) sink.close()
         }
-        const close = () => { if (closed) return; closed = true; cleanup(); try { c.close() } catch { /* closed */ } }
-        const ping = setInterval(() => { if (!closed) c.enqueue(enc.encode(': ping\n\n')) }, this.s.config.ssePingMs)
-        const onAbort = () => close()
         emitter.on(t.id, send)
-        signal.addEventListener('abort', onAbort)
-        cleanup = () => { clearInterval(ping); emitter.off(t.id, send); signal.removeEventListener('abort', onAbort) }
         for (const e of this.timeline(t.id)) send(e as never)
         const cur = this.s.pipeline.task(t.id)
-        if (cur && TERMINAL.has(cur.status)) close()
+        if (cur && TERMINAL.has(cur.status)) sink.close()
+        return () => { emitter.off(t.id, send) }
       },
-      cancel: () => cleanup(),
     })
   }
 }

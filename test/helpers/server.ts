@@ -43,7 +43,9 @@ export class TestServer {
     this.out = ''
     this.err = ''
     this.proc = Bun.spawn(cliCommand(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', this.dataDir]), {
-      env: { ...process.env, TASKGATE_LOG_LEVEL: 'info', ...this.env },
+      // Every test client shares 127.0.0.1, so the per-address sign-up limit would end most suites
+      // early; it has its own test (login-abuse), which asks for the real default.
+      env: { ...process.env, TASKGATE_LOG_LEVEL: 'info', TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR: '1000', ...this.env },
       stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
     }) as Subprocess<'ignore', 'pipe', 'pipe'>
     const pump = async (stream: ReadableStream<Uint8Array>, into: 'out' | 'err') => {

@@ -48,12 +48,17 @@ describe('login and tokens', () => {
     expect(a.body.detail).toBe(b.body.detail)
   })
 
-  test('repeated failures for one login are throttled, the right password still resets nothing early', async () => {
+  // More brute-force cases (parallel guesses, the per-address limit, sign-ups): login-abuse.test.ts.
+  test('10 failures for one login from one address lock it for 15 minutes, the right password included', async () => {
     await s.signup('throttled', 'right-password')
-    for (let i = 0; i < 10; i++) expectProblem(await s.post('/api/v1/auth/login', { login: 'throttled', password: 'bad-password' }), 401)
+    for (let i = 0; i < 10; i++) expectProblem(await s.post('/api/v1/auth/login', { login: 'throttled', password: 'bad-password' }), 401, 'INVALID_CREDENTIALS')
     const r = await s.post('/api/v1/auth/login', { login: 'throttled', password: 'right-password' })
     expectProblem(r, 429, 'TOO_MANY_LOGIN_ATTEMPTS')
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(r.body.retryAfterSeconds).toBe(Number(r.headers.get('retry-after')))
+    expect(r.headers.get('ratelimit-policy')).toBe('10;w=900')
+    // Other logins from this address still work (the address allows 30 failures).
+    expect((await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).status).toBe(200)
   })
 
   test('garbage, tampered and missing tokens are 401 with WWW-Authenticate', async () => {

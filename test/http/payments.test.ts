@@ -11,7 +11,7 @@ let s: TestServer
 
 beforeAll(async () => {
   // Operators start without credits, so every task needs a payment.
-  s = await startServer({ TASKGATE_TIERS_FREE_MONTHLY_CREDITS: '0', TASKGATE_X402_MAX_PAID_PER_HOUR: '4' })
+  s = await startServer({ TASKGATE_TIERS_FREE_MONTHLY_CREDITS: '0', TASKGATE_X402_MAX_PAID_PER_HOUR: '4', TASKGATE_FAUCET_PER_ADDRESS_PER_DAY: '1000' }) // every call comes from 127.0.0.1; the per-address limit has its own test
   await s.setupAdmin()
 })
 afterAll(async () => { await s.cleanup() })

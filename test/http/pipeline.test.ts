@@ -72,7 +72,10 @@ describe('a sentiment task on the builtin provider', () => {
     const bytes = new Uint8Array(await res.arrayBuffer())
     expect(await cidOf(bytes)).toBe(task.ipfsCid)
     const doc = JSON.parse(new TextDecoder().decode(bytes))
-    expect(doc).toMatchObject({ taskId: task.id, output: task.output, promptHash: keccak256(toHex(task.prompt)) })
+    // Public by CID: the hashes, never the output itself (publishOutputs is off by default).
+    expect(doc).toMatchObject({ taskId: task.id, promptHash: keccak256(toHex(task.prompt)), outputHash: keccak256(toHex(task.output)) })
+    expect(doc.output).toBeUndefined()
+    expect(new TextDecoder().decode(bytes)).not.toContain(task.output)
     const raw = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=raw`)
     expect(raw.headers.get('content-type')).toBe('application/vnd.ipld.raw')
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(bytes) // a small file is one raw block

@@ -28,7 +28,7 @@ describe('defaults', () => {
     expect(c.logLevel).toBe('info')
     expect(c.signup).toBe(true)
     expect(c.tokenTtlSeconds).toBe(12 * 3600)
-    expect(c.loginAttemptsPerMinute).toBe(10)
+    expect(c.login).toEqual({ failuresPerLoginAddress: 10, failuresPerLogin: 100, failuresPerAddress: 30, signupsPerAddressPerHour: 10 })
     expect(c.github).toEqual({ clientId: '', clientSecret: '', webUrl: 'https://github.com', apiUrl: 'https://api.github.com', enabled: false })
     expect(c.metricsToken).toBe('')
     expect(c.testClock).toBe(false)
@@ -130,6 +130,15 @@ describe('precedence', () => {
   test('TASKGATE_CREDITS_TOP_UP_PACKS is parsed as JSON', () => {
     const c = load({}, { TASKGATE_CREDITS_TOP_UP_PACKS: '[{"credits":3,"priceUsd":1.5}]' })
     expect(c.topUpPacks).toEqual([{ credits: 3, priceUsd: 1.5 }])
+  })
+
+  test('the sign-in and sign-up limits come from their TASKGATE_ variables', () => {
+    const c = load({}, {
+      TASKGATE_LOGIN_FAILURES_PER_LOGIN_ADDRESS: '3', TASKGATE_LOGIN_FAILURES_PER_LOGIN: '40',
+      TASKGATE_LOGIN_FAILURES_PER_ADDRESS: '7', TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR: '2',
+    })
+    expect(c.login).toEqual({ failuresPerLoginAddress: 3, failuresPerLogin: 40, failuresPerAddress: 7, signupsPerAddressPerHour: 2 })
+    expect('loginAttemptsPerMinute' in c).toBe(false)
   })
 
   test('GitHub login is enabled only with both client id and secret; URLs lose trailing slashes', () => {

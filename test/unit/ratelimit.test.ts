@@ -239,6 +239,67 @@ describe('keys, peek, add, reset', () => {
     expect(rl.hit('b', 2).allowed).toBe(false)
   })
 
+  test('release takes back one count in the current window', () => {
+    rl.add('k')
+    rl.add('k')
+    rl.release('k')
+    expect(rl.peek('k', 3)).toMatchObject({ allowed: true, remaining: 2 })
+    hitUntilRefused('k', 3)
+    rl.release('k')
+    expect(rl.hit('k', 3)).toMatchObject({ allowed: true, remaining: 0 })
+  })
+
+  test('release never goes below zero and ignores unknown keys', () => {
+    rl.release('never-seen')
+    rl.add('k')
+    rl.release('k')
+    rl.release('k')
+    rl.release('k')
+    expect(hitUntilRefused('k', 3).allowed.length).toBe(3)
+    expect((rl as unknown as { windows: Map<string, unknown> }).windows.has('never-seen')).toBe(false)
+  })
+
+  test('a count released after its window rolled is taken from the previous window', async () => {
+    await at(59_000)
+    const countedAt = clock.now()
+    for (let i = 0; i < 10; i++) rl.add('k')
+    await at(W + 30_000) // estimate = prev * 0.5: 10 → 5
+    rl.release('k', countedAt) // prev 10 → 9: estimate 4.5
+    expect(rl.peek('k', 10)).toMatchObject({ allowed: true, remaining: 5 })
+    rl.add('k') // counted in window 2, released by a caller who remembers when
+    rl.release('k', clock.now())
+    expect(rl.peek('k', 10).remaining).toBe(5)
+  })
+
+  test('a count released two windows later is already gone: nothing else is taken', async () => {
+    const countedAt = clock.now()
+    rl.add('k')
+    await at(W + 1_000)
+    for (let i = 0; i < 3; i++) rl.add('k')
+    await at(2 * W + 1_000) // window 3: prev = 3 (window 2), window 1 forgotten
+    rl.release('k', countedAt)
+    expect(rl.peek('k', 10).remaining).toBe(10 - Math.ceil(3 * (59 / 60)))
+  })
+
+  test('peek does not store keys it has never counted', () => {
+    for (let i = 0; i < 100; i++) expect(rl.peek(`probe-${i}`, 1).allowed).toBe(true)
+    expect((rl as unknown as { windows: Map<string, unknown> }).windows.size).toBe(0)
+  })
+
+  test('add sweeps idle keys too', async () => {
+    rl.add('old')
+    await at(2 * W)
+    rl.add('new')
+    const windows = (rl as unknown as { windows: Map<string, unknown> }).windows
+    expect(windows.has('old')).toBe(false)
+    expect(windows.has('new')).toBe(true)
+  })
+
+  test('windowSeconds reports the window length', () => {
+    expect(rl.windowSeconds).toBe(60)
+    expect(new SlidingWindowLimiter(clock, 15 * 60_000).windowSeconds).toBe(900)
+  })
+
   test('keys idle for two windows are swept from memory', async () => {
     rl.hit('old', 5)
     await at(2 * W)

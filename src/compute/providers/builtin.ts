@@ -44,7 +44,8 @@ export function summarize(text: string): string {
   if (sentences.length <= maxSentences) return sentences.join(' ')
   const freq = new Map<string, number>()
   for (const w of words(text)) if (!STOP.has(w) && w.length > 2) freq.set(w, (freq.get(w) ?? 0) + 1)
-  const max = Math.max(1, ...freq.values())
+  let max = 1
+  for (const v of freq.values()) if (v > max) max = v // no spread: a long text has more distinct words than a call can take arguments
   const scored = sentences.map((s, i) => {
     const ws = words(s).filter((w) => !STOP.has(w) && w.length > 2)
     const sc = ws.reduce((a, w) => a + (freq.get(w) ?? 0) / max, 0) / Math.max(4, ws.length ** 0.8)

@@ -15,7 +15,7 @@ export const compute: Stage = {
     try {
       const r = await s.compute.tryRun(completionRequest(task))
       if (r === 'busy') {
-        const job = s.overflow.enqueue(task.operatorId, completionRequest(task), { taskId: task.id })
+        const job = s.overflow.enqueue(task.operatorId, completionRequest(task), { taskId: task.id, agentId: task.agentId })
         return { queued: { jobId: job.id, position: job.position }, patch: { computeJobId: job.id } }
       }
       return {

@@ -21,7 +21,7 @@ export const receipt: Stage = {
       detail: { cid: receiptCid },
       apply: () => {
         s.db.$client.query('UPDATE operators SET first_task_at = ?2 WHERE id = ?1 AND first_task_at IS NULL').run(task.operatorId, s.clock.now())
-        if (task.metadata?.diagnostic !== true) s.pioneer.award(task.operatorId, 'task_completed', s.config.pioneer.taskPoints, `task:${task.id}`)
+        if (!task.diagnostic) s.pioneer.award(task.operatorId, 'task_completed', s.config.pioneer.taskPoints, `task:${task.id}`)
       },
     }
   },

@@ -1,0 +1,59 @@
+// A direct compute request (POST /api/v1/compute): who it acts for, idempotency, payment, debit
+// and enqueue. Order matters (decisions.md §15): the agent-bound key rule and a replayed
+// Idempotency-Key are answered right after authentication, before any payment or credit check,
+// so a replay or a refused request is never charged.
+import { InsufficientCredits } from '../credits/ledger'
+import { actingAgent, type Principal } from '../http/auth'
+import { badRequest } from '../http/errors'
+import { newId, sha256Hex } from '../lib/ids'
+import type { Services } from '../services'
+import type { ChatMessage } from './types'
+
+export interface ComputeInput {
+  model?: string; prompt?: string; messages?: ChatMessage[]; taskType?: string; agentId?: string
+}
+
+export interface ComputeAccepted {
+  body: { jobId: string; status: 'queued'; position: number; statusUrl: string }
+  replayed: boolean
+  /** X-PAYMENT-RESPONSE of a payment settled for this request. */
+  paymentHeader?: string
+}
+
+const accepted = (job: { jobId: string; position: number }) =>
+  ({ jobId: job.jobId, status: 'queued' as const, position: job.position, statusUrl: `/api/v1/compute/${job.jobId}/status` })
+
+export async function submitCompute(s: Services, p: Principal, input: ComputeInput, idempotencyKey: string | null, request: Request, ip: string): Promise<ComputeAccepted> {
+  const agentId = actingAgent(p, input.agentId) // 403 AGENT_KEY_MISMATCH for another agent
+  if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
+  // Bound to the request as sent (model as named) and the agent it acts for.
+  const hash = sha256Hex(JSON.stringify([input.model ?? null, input.prompt ?? null, input.messages ?? null, input.taskType ?? null, agentId]))
+  if (idempotencyKey) {
+    const prior = s.overflow.replay(p.operator.id, idempotencyKey, hash)
+    if (prior) return { body: accepted(prior), replayed: true }
+  }
+
+  const model = input.model ?? 'builtin'
+  if (!s.compute.resolveModel(model)) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
+  const messages = input.messages ?? (input.prompt ? [{ role: 'user' as const, content: input.prompt }] : null)
+  if (!messages) throw badRequest('PROMPT_REQUIRED', 'send prompt or messages')
+  if (input.agentId) s.agents.owned(p.operator.id, input.agentId) // another operator's agent → 404
+  const cost = s.tasks.costOf(input.taskType ?? 'general')
+  const paid = await s.x402.gate(request, p, cost, ip)
+  const id = newId('job')
+  try {
+    const r = s.db.$client.transaction(() => {
+      if (idempotencyKey) { // a concurrent twin may have won while the payment was checked
+        const prior = s.overflow.replay(p.operator.id, idempotencyKey, hash)
+        if (prior) return { job: prior, replayed: true }
+      }
+      s.ledger.debit(p.operator.id, cost, 'compute_debit', `compute:${id}`)
+      const job = s.overflow.enqueue(p.operator.id, { model, messages, taskType: input.taskType }, { id, agentId, creditsCharged: cost, idempotencyKey, requestHash: idempotencyKey ? hash : null })
+      return { job: { jobId: job.id, position: job.position }, replayed: false }
+    })()
+    return { body: accepted(r.job), replayed: r.replayed, paymentHeader: paid?.header }
+  } catch (e) {
+    if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, cost, e.extra.balance as number)
+    throw e
+  }
+}

@@ -1,0 +1,53 @@
+// Context uploads (/v1/prior/claim): stored on the embedded IPFS node, counted against the
+// operator's rolling 24 h quota (decisions.md §15: 100 uploads and 200 MiB per operator).
+// Uploads in flight are counted too, so parallel requests cannot all slip under the quota.
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { ProblemError } from '../http/errors'
+import type { IpfsNode } from './node'
+
+const DAY = 86_400_000
+
+export interface UploadLimits { perDay: number; bytesPerDay: number }
+
+export class UploadService {
+  private inflight = new Map<string, { n: number; bytes: number }>()
+  private q
+
+  constructor(db: Database, private clock: Clock, private ipfs: IpfsNode, private limits: UploadLimits) {
+    this.q = {
+      usage: db.prepare('SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(created_at) AS oldest FROM uploads WHERE operator_id = ?1 AND created_at > ?2'),
+      insert: db.prepare('INSERT INTO uploads (operator_id, cid, size, created_at) VALUES (?1, ?2, ?3, ?4)'),
+    }
+  }
+
+  /** Refuses (429 UPLOAD_QUOTA_EXCEEDED) an upload of `size` bytes that would exceed the quota. */
+  assertQuota(operatorId: string, size: number): void {
+    const now = this.clock.now()
+    const used = this.q.usage.get(operatorId, now - DAY) as { n: number; bytes: number; oldest: number | null }
+    const pending = this.inflight.get(operatorId) ?? { n: 0, bytes: 0 }
+    const n = used.n + pending.n, bytes = used.bytes + pending.bytes
+    if (n + 1 <= this.limits.perDay && bytes + size <= this.limits.bytesPerDay) return
+    const retryAfter = Math.max(1, Math.ceil(((used.oldest ?? now) + DAY - now) / 1000))
+    throw new ProblemError(429, 'UPLOAD_QUOTA_EXCEEDED',
+      `upload quota reached: ${this.limits.perDay} uploads and ${this.limits.bytesPerDay} bytes per operator per 24 h (used ${n} uploads, ${bytes} bytes)`,
+      { retryAfterSeconds: retryAfter, limit: { uploads: this.limits.perDay, bytes: this.limits.bytesPerDay }, used: { uploads: n, bytes } },
+      { 'retry-after': String(retryAfter) })
+  }
+
+  /** Stores the bytes (after a final quota check) and records the upload; returns the CID. */
+  async store(operatorId: string, bytes: Uint8Array): Promise<string> {
+    this.assertQuota(operatorId, bytes.byteLength)
+    const slot = this.inflight.get(operatorId) ?? { n: 0, bytes: 0 }
+    slot.n++; slot.bytes += bytes.byteLength
+    this.inflight.set(operatorId, slot)
+    try {
+      const cid = await this.ipfs.addBytes(bytes)
+      this.q.insert.run(operatorId, cid, bytes.byteLength, this.clock.now())
+      return cid
+    } finally {
+      slot.n--; slot.bytes -= bytes.byteLength
+      if (slot.n === 0) this.inflight.delete(operatorId)
+    }
+  }
+}
