@@ -70,6 +70,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.jobs.start(250, s.storage)
   startupWrite(s, 'credit refill schedule', () => s.credits.schedule())
   s.overflow.start(s.storage)
+  startupWrite(s, 'resume tasks whose overflow compute finished', () => { s.pipeline.resumeFinishedCompute() })
   s.setup.open(s.operators.countAdmins() === 0)
   log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')
   s.printSetupUrl()

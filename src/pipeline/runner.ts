@@ -37,6 +37,7 @@ export class PipelineRunner {
     this.group = s.group
     this.q = {
       event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
+      finishedCompute: db.prepare("SELECT t.id AS taskId, j.id AS jobId FROM tasks t JOIN compute_jobs j ON j.id = t.compute_job_id WHERE t.status = 'QUEUED' AND j.status IN ('completed', 'failed')"),
       failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
     }
     s.jobs.register('task.run', (p: { taskId: string }) => this.run(p.taskId))
@@ -89,6 +90,23 @@ export class PipelineRunner {
       })
       this.s.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
     })()
+  }
+
+  /**
+   * Tasks still QUEUED although their overflow job finished (the process stopped between recording
+   * the job's outcome and resuming the task): resumed from the recorded outcome, at start.
+   */
+  resumeFinishedCompute(): number {
+    const rows = this.q.finishedCompute.all() as { taskId: string; jobId: string }[]
+    for (const r of rows) {
+      const job = this.s.overflow.job(r.jobId)
+      if (!job) continue
+      this.resumeFromCompute(r.taskId, job.status === 'completed' && job.result
+        ? { result: job.result }
+        : { error: { code: job.errorCode ?? 'COMPUTE_FAILED', message: job.errorMessage ?? 'compute failed' } })
+    }
+    if (rows.length) this.s.log.warn({ resumed: rows.length }, 'resumed tasks whose overflow compute finished before a restart')
+    return rows.length
   }
 
   /** Resolves once the task is terminal or parked (approval, overflow queue), or after `ms`. */

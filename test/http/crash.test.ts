@@ -68,3 +68,39 @@ test('SIGKILL mid-pipeline, restart: each task completes once and is charged onc
   db.close()
   expect(providerCalls).toBeGreaterThanOrEqual(N / 2)
 }, 60_000)
+
+test('a task whose overflow job finished just before the process died resumes from the recorded outcome at start', async () => {
+  // A provider that holds every call: the first task occupies the only slot, the second waits in
+  // the overflow queue. The process dies; its job's outcome is then recorded as if the process had
+  // died right after writing it and before resuming the task (the window between the two writes).
+  const held = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Promise<Response>(() => {}) })
+  try {
+    const admin = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
+    const prov = await s.post('/api/v1/admin/providers', { name: 'held', kind: 'openai', baseUrl: `http://127.0.0.1:${held.port}/v1`, models: ['held-model'], keys: [{ key: 'sk-held', rpm: 100000, concurrency: 1 }] }, { token: admin })
+    expect(prov.status).toBe(201)
+    const agent = (await s.post('/api/v1/agents/register', { displayName: 'resume', capabilities: ['general'] }, { token: admin })).body
+    const body = (i: number) => ({ agentId: agent.agentId, taskType: 'general', model: 'held-model', prompt: `Resume me ${i}.` })
+    void s.post('/api/v1/tasks/submit?wait=0', body(1), { token: admin })
+    let queued: any
+    for (let i = 0; i < 100 && queued?.status !== 'QUEUED'; i++) {
+      queued = (await s.post('/api/v1/tasks/submit?wait=5', body(2), { token: admin, headers: { 'idempotency-key': 'resume-2' } })).body
+    }
+    expect(queued.status).toBe('QUEUED')
+    expect(await s.stop('SIGKILL')).not.toBe(0)
+    const db = new Database(join(s.dataDir, 'taskgate.db'))
+    const result = { output: 'Recorded before the crash.', model: 'held-model', provider: 'held', usage: { promptTokens: 3, completionTokens: 4 }, latencyMs: 12 }
+    expect(db.query("UPDATE compute_jobs SET status = 'completed', result = ?2, finished_at = ?3 WHERE id = ?1 AND status = 'queued'").run(queued.computeJobId, JSON.stringify(result), Date.now()).changes).toBe(1)
+    db.close()
+    await s.start()
+    let t: any
+    for (let i = 0; i < 100; i++) {
+      t = (await s.get(`/api/v1/tasks/${queued.id}`, { token: admin })).body
+      if (t.status === 'COMPLETED') break
+      await Bun.sleep(50)
+    }
+    expect(t.status).toBe('COMPLETED')
+    expect(t.output).toBe('Recorded before the crash.')
+  } finally {
+    held.stop(true)
+  }
+}, 30_000)
