@@ -3,6 +3,7 @@ import { staticPlugin } from '@elysiajs/static'
 import { join } from 'node:path'
 import type { Config } from './config'
 import { createHttp } from './http/app'
+import { buildOpenApi } from './http/openapi'
 import { storageProbe } from './db'
 import { isStorageFull } from './db/storage'
 import type { RouteDef } from './http/route'
@@ -24,9 +25,16 @@ import { systemRoutes, VERSION } from './system/routes'
 /** Where the admin UI files are: embedded under /$bunfs/root/ui in the binary, ./ui in a checkout. */
 export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.dir, 'ui') : join(import.meta.dir, '..', 'ui')
 
+/**
+ * Every route, and the OpenAPI document built from them here, once, at start-up: before Elysia
+ * compiles anything and from copies of the schemas, so it does not depend on what requests came first.
+ */
 export function allRoutes(s: Services): RouteDef[] {
   const routes: RouteDef[] = []
-  routes.push(...systemRoutes(s, () => routes), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s))
+  let openapi = ''
+  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s))
+  const c = s.config
+  openapi = JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm }))
   return routes
 }
 

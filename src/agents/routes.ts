@@ -1,6 +1,7 @@
 // HTTP for agents (bearer only).
 import { t } from 'elysia'
 import { defineRoute } from '../http/route'
+import { TASK_LINKS } from '../tasks/routes'
 import { effectiveTier } from '../operators/service'
 import type { Services } from '../services'
 import { TEST_KEY_USES } from '../keys/service'
@@ -16,7 +17,16 @@ export function agentRoutes(s: Services) {
       method: 'POST', path: '/api/v1/agents/register', auth: 'bearer', tags, body: RegisterAgentBody,
       summary: 'Register an agent; returns its agent-bound API key once',
       description: 'Agents per tier: FREE 3, PRO 50, ENTERPRISE unlimited (403 AGENT_LIMIT_REACHED). Unknown capabilities → 400 INVALID_CAPABILITY. `model` (default builtin) must be served by a provider → else 400 UNKNOWN_MODEL.',
-      responses: { 201: { description: 'registered', schema: RegisteredAgent } },
+      errors: { 400: ['UNKNOWN_MODEL'], 403: ['AGENT_LIMIT_REACHED'] },
+      responses: { 201: { description: 'registered', schema: RegisteredAgent, links: {
+        detail: { route: 'GET /api/v1/agents/:agentId', parameters: { agentId: '$response.body#/agentId' } },
+        update: { route: 'PATCH /api/v1/agents/:agentId', parameters: { agentId: '$response.body#/agentId' } },
+        archive: { route: 'DELETE /api/v1/agents/:agentId', parameters: { agentId: '$response.body#/agentId' } },
+        testRun: { route: 'POST /api/v1/agents/:agentId/test-run', parameters: { agentId: '$response.body#/agentId' } },
+        submit: { route: 'POST /api/v1/tasks/submit', requestBody: { agentId: '$response.body#/agentId', taskType: '$response.body#/capabilities/0', prompt: 'Hello from a linked request.' }, description: 'submit a task for this agent (send its `apiKey` as x-api-key, or the bearer token)' },
+        passport: { route: 'GET /api/v1/public/agent/:agentId/passport', parameters: { agentId: '$response.body#/agentId' } },
+        revokeKey: { route: 'DELETE /api/v1/operator/keys/:keyId', parameters: { keyId: '$response.body#/keyId' }, description: 'revoke the agent-bound key' },
+      } } },
       handler: ({ auth, body, set }) => {
         const r = s.agents.register(auth.operator.id, effectiveTier(auth.operator), body)
         set.status = 201
@@ -31,6 +41,7 @@ export function agentRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams,
       summary: 'Agent detail with policy status and verification history',
+      errors: { 404: ['NOT_FOUND'] },
       responses: { 200: { description: 'agent', schema: AgentDetail } },
       handler: ({ auth, params }) => {
         const a = s.agents.owned(auth.operator.id, params.agentId)
@@ -49,6 +60,7 @@ export function agentRoutes(s: Services) {
     defineRoute({
       method: 'PATCH', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams, body: UpdateAgentBody,
       summary: 'Update an agent (displayName, description, capabilities, model only)',
+      errors: { 400: ['UNKNOWN_MODEL'], 403: ['AGENT_ARCHIVED'], 404: ['NOT_FOUND'] },
       responses: { 200: { description: 'updated agent', schema: Agent } },
       handler: ({ auth, params, body }) => agentView(s.agents.update(auth.operator.id, params.agentId, body)),
     }),
@@ -56,7 +68,11 @@ export function agentRoutes(s: Services) {
       method: 'POST', path: '/api/v1/agents/:agentId/test-run', auth: 'bearer', longLived: true, tags, params: AgentIdParams, body: t.Union([TestRunBody, t.Null()]),
       summary: 'Run a free diagnostic task through the operator\'s test key',
       description: `Uses the operator's system-generated diagnostic key (created on first use, isTestKey: true, ${TEST_KEY_USES} uses, not counted in the key limit); one use per run; 403 TEST_KEY_EXHAUSTED when none are left. taskType defaults to the agent's first capability. Waits for the result like submit.`,
-      responses: { 200: { description: 'finished task', schema: TaskDetail }, 202: { description: 'still running', schema: TaskDetail } },
+      errors: { 400: ['UNKNOWN_MODEL'], 403: ['TEST_KEY_EXHAUSTED'], 404: ['NOT_FOUND'] },
+      responses: {
+        200: { description: 'finished task', schema: TaskDetail, links: TASK_LINKS },
+        202: { description: 'still running', schema: TaskDetail, headers: { Location: 'Location' }, links: TASK_LINKS },
+      },
       handler: async ({ auth, params, body, set }) => {
         const task = s.tasks.testRun(auth, params.agentId, body ?? {})
         await s.pipeline.waitFor(task.id, 30_000)
@@ -68,6 +84,7 @@ export function agentRoutes(s: Services) {
     defineRoute({
       method: 'DELETE', path: '/api/v1/agents/:agentId', auth: 'bearer', tags, params: AgentIdParams,
       summary: 'Archive an agent and revoke its key',
+      errors: { 404: ['NOT_FOUND'] },
       responses: { 204: { description: 'archived' } },
       handler: ({ auth, params, set }) => { s.agents.archive(auth.operator.id, params.agentId); set.status = 204; return '' },
     }),

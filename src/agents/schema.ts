@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateTime, Nullable } from '../http/schemas'
+import { DateTime, Id, Nullable, PROBLEM_CODE } from '../http/schemas'
 
 /** Task types capabilities are validated against (decisions.md §11); `system` is internal only. */
 export const TASK_TYPES = [
@@ -7,7 +7,9 @@ export const TASK_TYPES = [
   'data_analysis', 'external_comms', 'deploy_actions', 'content_publication',
 ] as const
 
-const capabilities = t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: TASK_TYPES.length, uniqueItems: true, description: `subset of: ${TASK_TYPES.join(', ')}` })
+/** A capability is a task type; anything else → 400 INVALID_CAPABILITY. */
+const Capability = t.Union(TASK_TYPES.map((x) => t.Literal(x)), { [PROBLEM_CODE]: 'INVALID_CAPABILITY' })
+const capabilities = t.Array(Capability, { minItems: 1, maxItems: TASK_TYPES.length, uniqueItems: true, description: 'the task types this agent may run' })
 
 export const RegisterAgentBody = t.Object({
   displayName: t.String({ minLength: 1, maxLength: 100 }),
@@ -39,5 +41,8 @@ export const AgentDetail = t.Composite([Agent, t.Object({
   metrics: t.Object({}, { additionalProperties: true }),
 })])
 
-export const AgentIdParams = t.Object({ agentId: t.String({ minLength: 1, maxLength: 128 }) })
-export const TestRunBody = t.Object({ taskType: t.Optional(t.String({ maxLength: 64 })), prompt: t.Optional(t.String({ minLength: 1, maxLength: 20000 })) })
+export const AgentIdParams = t.Object({ agentId: Id(128, 'agent id (`agent_…`)') })
+export const TestRunBody = t.Object({
+  taskType: t.Optional(t.Union(TASK_TYPES.map((x) => t.Literal(x)), { description: 'default: the agent\'s first capability', [PROBLEM_CODE]: 'INVALID_TASK_TYPE' })),
+  prompt: t.Optional(t.String({ minLength: 1, maxLength: 20000 })),
+})

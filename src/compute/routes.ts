@@ -1,14 +1,19 @@
 // HTTP for compute: admin provider registry, direct compute requests, overflow job status (SSE).
 import { t } from 'elysia'
 import { notFound } from '../http/errors'
-import { defineRoute } from '../http/route'
+import { defineRoute, errorsOf } from '../http/route'
+import { Id, PROBLEM_CODE } from '../http/schemas'
+import { PAYMENT_ERRORS } from '../money/x402'
+import { TaskType } from '../tasks/schema'
 import type { Services } from '../services'
 import { SSE_HEADERS } from '../http/sse'
 import { canRead } from '../http/auth'
 import { submitCompute } from './submit'
 
+const ProviderKind = t.Union([t.Literal('openai'), t.Literal('anthropic'), t.Literal('builtin')])
+
 const ProviderView = t.Object({
-  id: t.String(), name: t.String(), kind: t.String(), baseUrl: t.Union([t.String(), t.Null()]), models: t.Array(t.String()),
+  id: t.String(), name: t.String(), kind: ProviderKind, baseUrl: t.Union([t.String(), t.Null()]), models: t.Array(t.String()),
   keys: t.Array(t.Object({ id: t.String(), keyPrefix: t.String(), rpm: t.Integer(), concurrency: t.Integer(), inflight: t.Integer(), state: t.String() })),
 })
 
@@ -18,14 +23,21 @@ export function computeRoutes(s: Services) {
       method: 'POST', path: '/api/v1/admin/providers', auth: 'bearer', admin: true, tags: ['Admin'],
       body: t.Object({
         name: t.String({ minLength: 1, maxLength: 64 }),
-        kind: t.Union([t.Literal('openai'), t.Literal('anthropic'), t.Literal('builtin')]),
-        baseUrl: t.Optional(t.String({ maxLength: 512 })),
+        kind: t.Union([t.Literal('openai'), t.Literal('anthropic'), t.Literal('builtin')], { description: 'openai or anthropic; `builtin` always exists and is refused here (400 BUILTIN_PROVIDER_EXISTS)' }),
+        baseUrl: t.Optional(t.String({ maxLength: 512, pattern: '^https?://', description: 'http(s) URL of the API', [PROBLEM_CODE]: 'INVALID_BASE_URL' })),
         models: t.Array(t.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 64, uniqueItems: true }),
-        keys: t.Optional(t.Array(t.Object({ key: t.String({ minLength: 1, maxLength: 512 }), rpm: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })), concurrency: t.Optional(t.Integer({ minimum: 1, maximum: 1024 })) }), { maxItems: 256 })),
+        keys: t.Optional(t.Array(t.Object({ key: t.String({ minLength: 1, maxLength: 512 }), rpm: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })), concurrency: t.Optional(t.Integer({ minimum: 1, maximum: 1024 })) }), { maxItems: 256, description: 'required, at least one, for openai and anthropic (400 PROVIDER_KEYS_REQUIRED)' })),
+      }, {
+        // enforced by the service with its own codes; stated here for the document (http/request-schema.ts)
+        allOf: [
+          { if: { properties: { kind: { enum: ['openai', 'anthropic'] } }, required: ['kind'] }, then: { required: ['keys'], properties: { keys: { minItems: 1 } } } },
+          { if: { properties: { kind: { const: 'builtin' } }, required: ['kind'] }, then: false },
+        ],
       }),
       summary: 'Add an LLM provider with its pool of keys',
       description: 'kinds: openai (any OpenAI-compatible chat completions endpoint), anthropic (messages API); both need at least one key (400 PROVIDER_KEYS_REQUIRED). Keys default to 60 rpm and concurrency 4. A model served by another provider → 409 MODEL_TAKEN. The keys are never returned (keyPrefix only; keys shorter than 16 characters show as ****).',
-      responses: { 201: { description: 'created', schema: ProviderView } },
+      errors: { 400: ['PROVIDER_KEYS_REQUIRED', 'BUILTIN_PROVIDER_EXISTS'], 409: ['PROVIDER_NAME_TAKEN', 'MODEL_TAKEN'] },
+      responses: { 201: { description: 'created', schema: ProviderView, links: { remove: { route: 'DELETE /api/v1/admin/providers/:id', parameters: { id: '$response.body#/id' } } } } },
       handler: ({ body, set }) => { const p = s.compute.create(body); set.status = 201; return s.compute.view(p) },
     }),
     defineRoute({
@@ -34,7 +46,8 @@ export function computeRoutes(s: Services) {
       handler: () => s.compute.list().map((p) => s.compute.view(p)),
     }),
     defineRoute({
-      method: 'DELETE', path: '/api/v1/admin/providers/:id', auth: 'bearer', admin: true, tags: ['Admin'], params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+      method: 'DELETE', path: '/api/v1/admin/providers/:id', auth: 'bearer', admin: true, tags: ['Admin'], params: t.Object({ id: Id(64, 'provider id (`prov_…`)') }),
+      errors: { 404: ['NOT_FOUND'], 409: ['BUILTIN_PROVIDER'] },
       summary: 'Remove a provider', responses: { 204: { description: 'removed' } },
       handler: ({ params, set }) => { s.compute.remove(params.id); set.status = 204; return '' },
     }),
@@ -44,12 +57,21 @@ export function computeRoutes(s: Services) {
         model: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
         prompt: t.Optional(t.String({ minLength: 1, maxLength: 100_000 })),
         messages: t.Optional(t.Array(t.Object({ role: t.Union([t.Literal('system'), t.Literal('user'), t.Literal('assistant')]), content: t.String({ maxLength: 100_000 }) }), { minItems: 1, maxItems: 256 })),
-        taskType: t.Optional(t.String({ maxLength: 64 })),
-        agentId: t.Optional(t.String({ maxLength: 128 })),
+        taskType: t.Optional(TaskType),
+        agentId: t.Optional(Id(128, 'an agent of the operator (default: the calling key\'s agent)')),
+      }, {
+        // "prompt or messages": enforced by the handler as 400 PROMPT_REQUIRED (http/request-schema.ts)
+        anyOf: [{ required: ['prompt'] }, { required: ['messages'] }],
       }),
+      requestHeaders: ['Idempotency-Key', 'X-PAYMENT', 'X-402-Payment'],
+      errors: errorsOf(PAYMENT_ERRORS, { 400: ['PROMPT_REQUIRED', 'UNKNOWN_MODEL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['AGENT_KEY_MISMATCH'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] }),
       summary: 'Queue a compute job (runs at once when the pool has capacity)',
       description: '202 `{ jobId, status: "queued", position, statusUrl }`; follow `statusUrl` (SSE). Costs the task cost of `taskType` (default general); refunded if the job fails. The job belongs to `agentId` (an agent of the operator, else 404), or to the calling key\'s agent when none is named; an agent-bound key naming another agent → 403 AGENT_KEY_MISMATCH, nothing charged. `Idempotency-Key` (1-255 characters): a replay of the same request answers the original 202 body with `idempotent-replayed: true`, before any payment or credit check (nothing charged again); the same key with another request → 409 IDEMPOTENCY_KEY_REUSED. `position` counts queued jobs for the same model ahead of this one.',
-      responses: { 202: { description: 'queued', schema: t.Object({ jobId: t.String(), status: t.String(), position: t.Integer(), statusUrl: t.String() }) } },
+      responses: { 202: {
+        description: 'queued', schema: t.Object({ jobId: t.String(), status: t.Literal('queued'), position: t.Integer({ minimum: 0 }), statusUrl: t.String() }),
+        headers: { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' },
+        links: { status: { route: 'GET /api/v1/compute/:jobId/status', parameters: { jobId: '$response.body#/jobId' }, description: 'follow the job (server-sent events)' } },
+      } },
       handler: async ({ auth, body, set, request, ip }) => {
         const r = await submitCompute(s, auth, body, request.headers.get('idempotency-key'), request, ip)
         if (r.paymentHeader) set.headers['x-payment-response'] = r.paymentHeader
@@ -59,10 +81,20 @@ export function computeRoutes(s: Services) {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/compute/:jobId/status', auth: 'either', queryToken: true, longLived: true, tags: ['Compute'], params: t.Object({ jobId: t.String({ minLength: 1, maxLength: 64 }) }),
+      method: 'GET', path: '/api/v1/compute/:jobId/status', auth: 'either', queryToken: true, longLived: true, tags: ['Compute'], params: t.Object({ jobId: Id(64, 'job id (`job_…`)') }),
+      requestHeaders: ['Last-Event-ID'],
+      errors: { 404: ['NOT_FOUND'] },
       summary: 'Status of a compute job (server-sent events)',
       description: 'Events `queued` { position }, `running`, `completed` { result }, `failed` { code, message }, each with an `id:`; `: ping` every 15 s; ends after the terminal event; `Last-Event-ID` resumes; a finished job replays its terminal event. `?access_token=` for EventSource clients. Another operator\'s job, or for an agent-bound key another agent\'s job (or one not bound to an agent) → 404. The stream also ends within seconds once its credential is revoked, the token logged out or the operator suspended. The server\'s idle timeout does not apply.',
-      responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
+      responses: { 200: {
+        description: 'the job\'s events until its terminal one', headers: { 'Cache-Control': 'Cache-Control' },
+        events: {
+          queued: { description: 'waiting for a key of the pool', data: t.Object({ jobId: t.String(), status: t.Literal('queued'), position: t.Integer({ minimum: 0 }) }) },
+          running: { description: 'a key took the job', data: t.Object({ jobId: t.String(), status: t.Literal('running') }) },
+          completed: { description: 'terminal: the result', data: t.Object({ jobId: t.String(), status: t.Literal('completed'), result: t.Object({ output: t.String(), model: t.String(), provider: t.String(), usage: t.Unknown(), latencyMs: t.Integer() }) }) },
+          failed: { description: 'terminal: the job failed (its credits are refunded)', data: t.Object({ jobId: t.String(), status: t.Literal('failed'), code: t.String(), message: t.String() }) },
+        },
+      } },
       handler: ({ auth, params, request }) => {
         const job = s.overflow.job(params.jobId)
         if (!job || !canRead(auth, job)) throw notFound('compute job')

@@ -1,7 +1,7 @@
 // HTTP for credits: billing, balance (self only), dashboard, admin grants.
 import { t } from 'elysia'
 import { defineRoute } from '../http/route'
-import { pageQuery, QueryInt } from '../http/schemas'
+import { Id, pageQuery, PageParams } from '../http/schemas'
 import type { Services } from '../services'
 
 const Balance = t.Object({
@@ -18,15 +18,16 @@ export function creditRoutes(s: Services) {
   return [
     defineRoute({
       method: 'GET', path: '/api/v1/operator/billing', auth: 'bearer', tags,
-      query: t.Object({ page: t.Optional(QueryInt('page, from 1')), limit: t.Optional(QueryInt('1–100, default 20')) }),
+      query: t.Object(PageParams),
       summary: 'Credit balance and the ledger, newest first',
       description: 'Balance = allocationBalance (refilled to the tier\'s monthly allocation at 00:00 UTC on the 1st; does not carry over) + purchasedBalance (grants, payments, refunds; carries over). Spending takes the allocation first.',
       responses: { 200: { description: 'billing', schema: t.Object({ balance: Balance, transactions: t.Array(Transaction), page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() }) } },
       handler: ({ auth, query }) => { const { page, limit } = pageQuery(query); return s.credits.billing(auth.operator.id, page, limit) },
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/credits/balance/:operatorId', auth: 'bearer', tags, params: t.Object({ operatorId: t.String({ minLength: 1, maxLength: 64 }) }),
+      method: 'GET', path: '/api/v1/credits/balance/:operatorId', auth: 'bearer', tags, params: t.Object({ operatorId: Id(64, 'your own operator id') }),
       summary: 'Credit balance (self only: another operator\'s id is 403)',
+      errors: { 403: ['FORBIDDEN'], 404: ['NOT_FOUND'] },
       responses: { 200: { description: 'balance', schema: Balance } },
       handler: ({ auth, params }) => s.credits.balanceFor(auth.operator.id, params.operatorId),
     }),
@@ -42,9 +43,11 @@ export function creditRoutes(s: Services) {
     }),
     defineRoute({
       method: 'POST', path: '/api/v1/admin/credits', auth: 'bearer', admin: true, tags: ['Admin'],
-      body: t.Object({ operatorId: t.String({ minLength: 1, maxLength: 64 }), amount: t.Integer({ minimum: 1, maximum: 100_000_000 }), reason: t.String({ minLength: 1, maxLength: 200 }) }),
+      body: t.Object({ operatorId: Id(64), amount: t.Integer({ minimum: 1, maximum: 100_000_000 }), reason: t.String({ minLength: 1, maxLength: 200 }) }),
       summary: 'Grant credits to an operator (purchased bucket: they carry over)',
-      description: 'Send an `Idempotency-Key` header to make retries safe: the same key grants once.',
+      requestHeaders: ['Idempotency-Key'],
+      errors: { 400: ['INVALID_IDEMPOTENCY_KEY'], 404: ['NOT_FOUND'] },
+      description: 'Send an `Idempotency-Key` header (1–255 characters) to make retries safe: the same key grants once (a replay answers `applied: false`).',
       responses: { 200: { description: 'granted', schema: t.Object({ applied: t.Boolean(), balance: Balance }) } },
       handler: ({ body, request }) => s.credits.grant(body.operatorId, body.amount, body.reason, request.headers.get('idempotency-key')),
     }),

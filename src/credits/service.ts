@@ -2,7 +2,7 @@
 // and the dashboard. Money movements themselves live in ledger.ts.
 import type { Services } from '../services'
 import { effectiveTier } from '../operators/service'
-import { forbidden, notFound } from '../http/errors'
+import { badRequest, forbidden, notFound } from '../http/errors'
 import { totalOf, type Balance } from './ledger'
 
 const DAY = 86_400_000
@@ -70,6 +70,7 @@ export class CreditService {
   }
 
   grant(operatorId: string, amount: number, reason: string, idempotencyKey: string | null) {
+    if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
     if (!this.s.operators.byId(operatorId)) throw notFound('operator')
     const ref = idempotencyKey ? `grant:${operatorId}:${idempotencyKey}` : `grant:${operatorId}:${crypto.randomUUID()}`
     const applied = this.s.db.$client.transaction(() => this.s.ledger.credit(operatorId, amount, `admin_grant: ${reason}`, ref))()

@@ -1,13 +1,16 @@
 // Binds route declarations to Elysia and wraps every request with: request id, body-size limits,
 // problem+json errors, security headers, one log line, and metrics.
 import type { TSchema } from '@sinclair/typebox'
+import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
 import { isStorageFull, type StorageMonitor } from '../db/storage'
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { ProblemError, problemResponse, type FieldError } from './errors'
 import type { HttpMetrics } from './metrics'
+import { LENGTH_FORMAT, validatorSchema } from './request-schema'
 import type { RouteDef } from './route'
+import { PROBLEM_CODE } from './schemas'
 
 export interface RequestInfo {
   requestId: string; route: string | null; readonly ip: string
@@ -63,7 +66,9 @@ export function createHttp(o: HttpOptions) {
   const uploads = compiled.filter((c) => c.upload)
   const isUpload = (request: Request) => uploads.length > 0 && uploads.some((u) => u.method === request.method && u.re.test(new URL(request.url).pathname))
 
-  const app = new Elysia({ aot: true })
+  // normalize: false — Elysia validates bodies as declared instead of silently stripping members
+  // the schema does not name (http/request-schema.ts gives every body object additionalProperties: false).
+  const app = new Elysia({ aot: true, normalize: false })
     .onParse(async ({ request, contentType }) => {
       // Upload routes read their own body after authentication (HandlerCtx.readBody); everywhere
       // else a multipart body is refused before anything is read.
@@ -89,14 +94,24 @@ export function createHttp(o: HttpOptions) {
       if (code === 'VALIDATION' || error instanceof ValidationError) {
         const v = error as ValidationError
         const errors: FieldError[] = []
+        // A value refused by a (sub)schema that names its own problem code (x-problem-code, e.g. an
+        // unknown task type → INVALID_TASK_TYPE) gets that code; everything else VALIDATION_FAILED.
+        let code = 'VALIDATION_FAILED'
         try {
-          for (const e of v.all) {
+          for (const e of (v.all as Record<string, any>[]).flatMap((x) => leafErrors(x))) {
             const path = `/${v.type}${'path' in e ? e.path : ''}`
-            if (!errors.some((x) => x.path === path)) errors.push({ path, message: 'message' in e ? String(e.message) : 'invalid value' })
+            const consts = e.type === ValueErrorType.Union && Array.isArray(e.schema?.anyOf) && e.schema.anyOf.every((x: Record<string, unknown>) => 'const' in x) ? e.schema.anyOf.map((x: Record<string, unknown>) => String(x.const)) : null
+            const length = typeof e.schema?.format === 'string' && e.schema.format.startsWith(`${LENGTH_FORMAT}:`) ? e.schema.format.split(':').slice(1) as [string, string] : null
+            const message = e.type === ValueErrorType.ObjectAdditionalProperties ? 'unknown member: the schema does not name it'
+              : consts ? `must be one of: ${consts.join(', ')}`
+              : length ? `must be ${length[1] ? `${length[0]} to ${length[1]}` : `at least ${length[0]}`} characters long`
+              : 'message' in e ? String(e.message) : 'invalid value'
+            if (code === 'VALIDATION_FAILED') code = problemCodeOf(e) ?? code
+            if (!errors.some((x) => x.path === path)) errors.push({ path, message })
           }
         } catch { /* fall back to the summary below */ }
         if (errors.length === 0) errors.push({ path: `/${v.type}`, message: 'invalid value' })
-        return problemResponse(400, 'VALIDATION_FAILED', `invalid ${v.type}: ${errors[0]!.path} ${errors[0]!.message}`, rid, { errors })
+        return problemResponse(400, code, `invalid ${v.type}: ${errors[0]!.path} ${errors[0]!.message}`, rid, { errors })
       }
       if (code === 'NOT_FOUND') {
         const path = new URL(request.url).pathname
@@ -125,9 +140,10 @@ export function createHttp(o: HttpOptions) {
         if (rule) assertObjectBody(c.body, rule)
       },
     }
-    if (def.params) hook.params = def.params
-    if (def.query) hook.query = def.query
-    if (def.body) hook.body = def.body
+    // Elysia compiles (and annotates) its own copies of the enforced schemas (http/request-schema.ts).
+    if (def.params) hook.params = validatorSchema(def.params, 'params')
+    if (def.query) hook.query = validatorSchema(def.query, 'query')
+    if (def.body) hook.body = validatorSchema(def.body, 'body')
     app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) => {
       const info = infoOf(c.request)
       info.route = def.path
@@ -174,6 +190,36 @@ export function createHttp(o: HttpOptions) {
   }
 
   return { app, fetch }
+}
+
+/**
+ * A refused union reports one error for the whole value. When exactly one variant fits the value's
+ * shape (its errors all lie below the union's path, e.g. the object of an `{ … } | null` body),
+ * its errors say what is wrong (the unknown member, the bad field) and replace the union's.
+ */
+function leafErrors(e: Record<string, any>, depth = 0): Record<string, any>[] {
+  if (e.type !== ValueErrorType.Union || !Array.isArray(e.errors) || depth > 4) return [e]
+  const variants = (e.errors as Iterable<Record<string, any>>[]).map((it) => [...it])
+  e.errors = variants // iterators run once; keep the lists for problemCodeOf
+  const fitting = variants.filter((list) => list.length > 0 && list.every((x) => x.path !== e.path))
+  if (fitting.length !== 1) return [e]
+  return fitting[0]!.flatMap((x) => leafErrors(x, depth + 1))
+}
+
+/**
+ * The problem code a validation error carries: that of the (sub)schema that refused a value, looked
+ * for through the variants of a refused union (e.g. the faucet's `{ wallet } | null` body).
+ */
+function problemCodeOf(e: Record<string, any>, depth = 0): string | null {
+  if (e.value !== undefined && typeof e.schema?.[PROBLEM_CODE] === 'string') return e.schema[PROBLEM_CODE]
+  if (depth > 4 || !Array.isArray(e.errors)) return null
+  for (const variant of e.errors) {
+    for (const sub of variant as Iterable<Record<string, any>>) {
+      const c = problemCodeOf(sub, depth + 1)
+      if (c) return c
+    }
+  }
+  return null
 }
 
 /** Reads a request body, failing with 413 once it grows past `limit` bytes. */

@@ -33,6 +33,15 @@ export interface AuthOptions {
 
 interface AuthRule { auth: AuthKind; admin?: boolean; allowInactive?: boolean; queryToken?: boolean }
 
+/**
+ * When a request sends both a bearer token (Authorization or ?access_token=) and an API key: both
+ * are checked, each must be valid, and both must belong to the same operator; otherwise 401
+ * (INVALID_TOKEN, INVALID_API_KEY, or CREDENTIAL_CONFLICT for two operators). The credential the
+ * operation accepts then acts, the bearer token when it accepts both. Published in the OpenAPI
+ * document (info and securitySchemes).
+ */
+export const BOTH_CREDENTIALS_RULE = 'When a request sends both a bearer token (`Authorization: Bearer`, or `?access_token=` on event streams) and an API key (`x-api-key`), both are checked: each must be valid and both must belong to the same operator, otherwise 401 (`INVALID_TOKEN`, `INVALID_API_KEY`, or `CREDENTIAL_CONFLICT` when they belong to different operators). The credential the operation accepts then acts for the request — the bearer token when it accepts both — and only that one counts against its rate limit. Operations that take no credential ignore both.'
+
 const KIND_TEXT: Record<AuthKind, string> = {
   none: 'no credential', optional: 'an optional credential', bearer: 'a bearer token (Authorization: Bearer …)',
   apiKey: 'an API key (x-api-key header)', either: 'a bearer token or an API key',
@@ -83,7 +92,17 @@ export class Authenticator {
     const takesKey = (rule.auth === 'apiKey' || rule.auth === 'either' || rule.auth === 'optional') && !rule.admin
 
     let principal: Principal | null = null
-    if (takesBearer && bearer) principal = await this.fromBearer(bearer, headersOut)
+    if (bearer && apiKey) {
+      // Both sent (BOTH_CREDENTIALS_RULE): each must be valid and both must belong to the same
+      // operator, else 401. The one the route accepts acts (the bearer token when it takes both);
+      // only that one is counted against its rate limit.
+      const useBearer = takesBearer
+      if (!useBearer && !takesKey) throw unauthorized('CREDENTIAL_NOT_ACCEPTED', `this endpoint accepts ${KIND_TEXT[rule.admin ? 'bearer' : rule.auth]}`)
+      const viaBearer = await this.fromBearer(bearer, headersOut, useBearer)
+      const viaKey = this.fromApiKey(apiKey, headersOut, !useBearer)
+      if (viaBearer.operator.id !== viaKey.operator.id) throw unauthorized('CREDENTIAL_CONFLICT', 'the bearer token and the API key belong to different operators; send one credential')
+      principal = useBearer ? viaBearer : viaKey
+    } else if (takesBearer && bearer) principal = await this.fromBearer(bearer, headersOut)
     else if (takesKey && apiKey) principal = this.fromApiKey(apiKey, headersOut)
     else if (rule.auth === 'optional') return null
     else if (bearer || apiKey || authz) {
@@ -119,22 +138,25 @@ export class Authenticator {
     return { signal, checkMs: this.opts.streamCheckMs, stillValid: () => this.stillValid(p) }
   }
 
-  private async fromBearer(token: string, headersOut: Record<string, string | number>): Promise<Principal> {
+  /** `use`: the credential acts for this request (rate-limited); else it is only checked. */
+  private async fromBearer(token: string, headersOut: Record<string, string | number>, use = true): Promise<Principal> {
     const claims = await this.tokens.verify(token)
     if (!claims) throw unauthorized('INVALID_TOKEN', 'the bearer token is invalid or expired')
     const operator = this.operators.byId(claims.sub)
     if (!operator || operator.tokenVersion !== claims.tv) throw unauthorized('INVALID_TOKEN', 'the bearer token has been revoked')
-    this.limit(`bearer:${operator.id}`, this.opts.bearerRpm, 'for this operator\'s bearer tokens', headersOut)
+    if (use) this.limit(`bearer:${operator.id}`, this.opts.bearerRpm, 'for this operator\'s bearer tokens', headersOut)
     return { operator, via: 'bearer', key: null, credential: { kind: 'bearer', tokenVersion: claims.tv, expiresAt: claims.exp * 1000 } }
   }
 
-  private fromApiKey(presented: string, headersOut: Record<string, string | number>): Principal {
+  private fromApiKey(presented: string, headersOut: Record<string, string | number>, use = true): Principal {
     const found = this.keys.resolve(presented)
     if (!found) throw unauthorized('INVALID_API_KEY', 'the API key is invalid or has been revoked')
     const { key, operator } = found
     if (key.isTestKey && (key.testUsesRemaining ?? 0) <= 0) throw unauthorized('TEST_KEY_EXHAUSTED', 'this diagnostic test key has no uses left')
-    this.limit(`key:${key.id}`, key.rateLimitRpm, 'for this key', headersOut)
-    this.keys.touch(key.id)
+    if (use) {
+      this.limit(`key:${key.id}`, key.rateLimitRpm, 'for this key', headersOut)
+      this.keys.touch(key.id)
+    }
     return { operator, via: 'apiKey', key, credential: { kind: 'apiKey', presented } }
   }
 

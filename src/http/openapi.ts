@@ -1,87 +1,335 @@
-// OpenAPI 3.1 document generated from the route declarations (http/route.ts).
+// OpenAPI 3.1 document generated from the route declarations (http/route.ts). It is built once at
+// start-up, from copies of the same enforced schemas Elysia validates with (http/request-schema.ts),
+// so it is the same on every instance with the same configuration whatever requests came first.
+//
+// Per operation it lists: every status with its problem codes (derived from the declaration —
+// input, credentials, body limits, storage — plus the route's own `errors`), header parameters
+// and response headers, the media type and schema of every response (event streams with their
+// events), security alternatives, and links to the operations that use what it returns.
 import type { TSchema } from '@sinclair/typebox'
-import type { RouteDef } from './route'
-import { Problem } from './schemas'
+import { BOTH_CREDENTIALS_RULE } from './auth'
+import { PROBLEM_CODES } from './problem-codes'
+import { requestSchema, type Where } from './request-schema'
+import type { AuthKind, HeaderDoc, ResponseDoc, RouteDef } from './route'
+import { PaymentRequired, Problem, PROBLEM_CODE, QUERY_INT, type IntBounds } from './schemas'
 
-const SECURITY: Record<string, Record<string, string[]>[]> = {
-  none: [], optional: [{}, { bearer: [] }, { apiKey: [] }], bearer: [{ bearer: [] }], apiKey: [{ apiKey: [] }], either: [{ bearer: [] }, { apiKey: [] }],
+export interface OpenApiOptions {
+  version: string
+  /** The public URL (TASKGATE_PUBLIC_URL); without one the document names no server (= relative to itself). */
+  publicUrl?: string
+  jsonBodyLimit: number
+  uploadBodyLimit: number
+  bearerRpm: number
 }
+
+type Json = Record<string, unknown>
+
+/** The rule for members a request body does not name, as the document states it. */
+export const UNKNOWN_MEMBERS_RULE = 'Request bodies are closed: a JSON body member that the operation\'s schema does not name is refused with 400 `VALIDATION_FAILED`, and `errors` names it (`{ "path": "/body/<member>", "message": "unknown member…" }`); every object in a request schema says `additionalProperties: false`. Nothing is silently dropped. Unknown query parameters are ignored. Response objects are open: clients ignore members they do not know (new ones may be added).'
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 406: 'Not Acceptable',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 507: 'Insufficient Storage',
+}
+
+const hdr = (description: string, schema: Json = { type: 'string' }, required = false): Json => ({ description, required, schema })
+
+/** Response headers shared by many operations (components.headers). */
+const HEADERS: Record<string, Json> = {
+  'x-request-id': hdr('The request id: the one the client sent (1–128 characters of letters, digits and `._:-`), else a new UUID. Logs carry it.', { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, true),
+  'RateLimit-Limit': hdr('Requests allowed per window for the credential used (the API key, or the operator\'s bearer tokens).', { type: 'integer', minimum: 0 }),
+  'RateLimit-Remaining': hdr('Requests left in the current window.', { type: 'integer', minimum: 0 }),
+  'RateLimit-Reset': hdr('Seconds until the window resets.', { type: 'integer', minimum: 0 }),
+  'RateLimit-Policy': hdr('`<limit>;w=<window seconds>`', { type: 'string', pattern: '^[0-9]+;w=[0-9]+$' }),
+  'Retry-After': hdr('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, true),
+  'WWW-Authenticate': hdr('The credentials the server accepts: `Bearer realm="taskgate", ApiKey header="x-api-key"`.'),
+  Location: hdr('Where the resource can be read (relative URL).'),
+  'idempotent-replayed': hdr('`true` when the answer replays an earlier request with the same Idempotency-Key (nothing was charged again).', { type: 'string', enum: ['true'] }),
+  'X-PAYMENT-RESPONSE': hdr('base64 JSON `{ success, transaction, network, payer }`: the x402 payment settled for this request.'),
+  'X-RateLimit-Reset': hdr('Unix time (seconds) at which the paying wallet\'s hourly x402 limit resets.', { type: 'integer', minimum: 0 }),
+  'Set-Cookie': hdr('The GitHub sign-in state cookie (HttpOnly, SameSite=Lax, Path=/api/v1/auth/github).'),
+  ETag: hdr('`"<cid>.<format>"`'),
+  'Cache-Control': hdr('Caching: CIDs are immutable (`public, max-age=29030400, immutable`); event streams `no-cache`.'),
+  'X-Ipfs-Roots': hdr('The root CID of the content.'),
+}
+const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']
+
+/** Request headers routes may read (components.parameters). */
+const PARAMETERS: Record<string, Json> = {
+  RequestId: { name: 'x-request-id', in: 'header', required: false, description: 'A request id to carry through the logs: 1–128 characters of letters, digits and `._:-` are echoed in the response; any other value is replaced by a new UUID.', schema: { type: 'string' } },
+  IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: 'Makes retries safe: a retry with the same key is applied once (the operation\'s description says what a replay answers).', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+  XPayment: { name: 'X-PAYMENT', in: 'header', required: false, description: 'x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid).', schema: { type: 'string' } },
+  X402Payment: { name: 'X-402-Payment', in: 'header', required: false, description: 'Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator\'s bound wallet to the payment gate (e.g. the faucet\'s `x402PaymentHeader`).', schema: { type: 'string' } },
+  LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume an event stream after this event id (EventSource sends it on reconnect); a value that is not a positive event id replays from the start.', schema: { type: 'string' } },
+  Accept: { name: 'Accept', in: 'header', required: false, description: '`application/vnd.ipld.car` or `application/vnd.ipld.raw` choose the format when `?format=` is absent.', schema: { type: 'string' } },
+  AccessToken: { name: 'access_token', in: 'query', required: false, description: 'The bearer token, for EventSource clients that cannot send headers (same as `Authorization: Bearer`, which wins when both are sent; empty = not sent).', schema: { type: 'string' } },
+}
+const HEADER_PARAMS: Record<string, string> = { 'Idempotency-Key': 'IdempotencyKey', 'X-PAYMENT': 'XPayment', 'X-402-Payment': 'X402Payment', 'Last-Event-ID': 'LastEventId', Accept: 'Accept' }
+
+/** The security requirement alternatives of each credential kind. */
+function security(r: RouteDef): Record<string, string[]>[] {
+  if (r.ownSecurity) return r.ownSecurity
+  const auth: AuthKind = r.admin ? 'bearer' : r.auth
+  const alts: Record<AuthKind, Record<string, string[]>[]> = {
+    none: [], optional: [{}, { bearer: [] }, { apiKey: [] }], bearer: [{ bearer: [] }], apiKey: [{ apiKey: [] }], either: [{ bearer: [] }, { apiKey: [] }],
+  }
+  const list = alts[auth]
+  return r.queryToken ? [...list, { accessToken: [] }] : list
+}
+
+export const operationId = (method: string, path: string) =>
+  `${method.toLowerCase()}${toDocPath(path).replace(/[{}]/g, '').split(/[/_.-]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`
+const toDocPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+
+// ---------------------------------------------------------------- schemas as the document shows them
 
 /**
- * TypeBox schemas are JSON Schema already; this drops TypeBox's symbols and $id, and undoes
- * Elysia's coercion unions (`anyOf: [{ type: string, format: integer }, { type: integer }]`),
- * which describe what Elysia accepts in query strings rather than the API's types.
+ * TypeBox schemas are JSON Schema already. For the document this drops TypeBox's `$id`, undoes
+ * Elysia's coercion unions in response schemas (`anyOf: [{ type: string, format: integer }, { type:
+ * integer }]`), shows query integers (digit strings to the server) as integers with their bounds,
+ * folds unions of constants into `enum`, and turns x-problem-code into a sentence.
  */
-const plain = (s: TSchema): Record<string, unknown> => {
-  const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>
-  return unwrapCoercion(rest) as Record<string, unknown>
+export function docSchema(s: unknown): Json {
+  return fold(JSON.parse(JSON.stringify(s ?? {}))) as Json
 }
 
-function unwrapCoercion(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(unwrapCoercion)
+function fold(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(fold)
   if (!v || typeof v !== 'object') return v
-  const o = v as Record<string, unknown>
-  const any = o.anyOf as Record<string, unknown>[] | undefined
+  let o = v as Json
+  const any = o.anyOf as Json[] | undefined
   if (any?.length === 2 && any[0]?.type === 'string' && ['integer', 'numeric', 'boolean'].includes(String(any[0]?.format))) {
-    const { anyOf: _a, ...restOf } = o
-    return unwrapCoercion({ ...restOf, ...any[1] })
+    const { anyOf: _a, ...rest } = o
+    o = { ...rest, ...any[1] }
   }
-  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, unwrapCoercion(x)]))
+  const out: Json = {}
+  for (const [k, x] of Object.entries(o)) {
+    if (k === '$id' || k === QUERY_INT || k === PROBLEM_CODE) continue
+    out[k] = k === 'properties' && x && typeof x === 'object'
+      ? Object.fromEntries(Object.entries(x as Json).map(([n, s]) => [n, fold(s)]))
+      : fold(x)
+  }
+  const bounds = o[QUERY_INT] as IntBounds | undefined
+  if (bounds) {
+    delete out.pattern
+    Object.assign(out, { type: 'integer', minimum: bounds.minimum, maximum: bounds.maximum, default: bounds.default })
+  }
+  const consts = out.anyOf as Json[] | undefined
+  if (consts && consts.length > 1 && consts.every((c) => 'const' in c && Object.keys(c).every((key) => key === 'const' || key === 'type') && c.type === consts[0]!.type)) {
+    delete out.anyOf
+    out.type = consts[0]!.type
+    out.enum = consts.map((c) => c.const)
+  }
+  if (typeof o[PROBLEM_CODE] === 'string') {
+    const note = `Otherwise 400 ${o[PROBLEM_CODE]}.`
+    out.description = out.description ? `${out.description}. ${note}`.replace(/\.\. /, '. ') : note
+  }
+  return out
 }
 
-export function buildOpenApi(routes: RouteDef[], info: { version: string; serverUrl: string }) {
+/** Problem codes named by x-problem-code anywhere in a request schema. */
+function schemaCodes(v: unknown, into: Set<string>): void {
+  if (Array.isArray(v)) { v.forEach((x) => schemaCodes(x, into)); return }
+  if (!v || typeof v !== 'object') return
+  const o = v as Json
+  if (typeof o[PROBLEM_CODE] === 'string') into.add(o[PROBLEM_CODE] as string)
+  for (const x of Object.values(o)) schemaCodes(x, into)
+}
+
+const enforced = (s: TSchema, where: Where) => docSchema(requestSchema(s, where))
+
+// ---------------------------------------------------------------- statuses
+
+/** Every problem status an operation can answer, with its codes. */
+export function problemStatuses(r: RouteDef): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>()
+  const add = (status: number, ...codes: string[]) => { const set = out.get(status) ?? new Set<string>(); for (const c of codes) set.add(c); out.set(status, set) }
+  const carriesBody = r.method !== 'GET'
+  if (r.params || r.query || r.body) {
+    const codes = new Set<string>(['VALIDATION_FAILED'])
+    for (const s of [r.params, r.query, r.body]) if (s) schemaCodes(s, codes)
+    add(400, ...codes)
+  }
+  if (carriesBody) {
+    add(413, 'BODY_TOO_LARGE')
+    if (!r.upload) { add(400, 'INVALID_JSON'); add(415, 'UNSUPPORTED_MEDIA_TYPE') }
+  }
+  if (r.auth !== 'none') {
+    const takesKey = !r.admin && (r.auth === 'apiKey' || r.auth === 'either' || r.auth === 'optional')
+    add(401, 'INVALID_TOKEN', 'INVALID_API_KEY', 'CREDENTIAL_CONFLICT')
+    if (r.auth !== 'optional') add(401, 'UNAUTHENTICATED', 'CREDENTIAL_NOT_ACCEPTED')
+    if (takesKey) add(401, 'TEST_KEY_EXHAUSTED')
+    if (!r.allowInactive) add(403, 'OPERATOR_SUSPENDED', 'OPERATOR_BANNED')
+    if (r.admin) add(403, 'ADMIN_REQUIRED')
+    add(429, 'RATE_LIMITED')
+  }
+  if (r.writes ?? r.method !== 'GET') add(507, 'STORAGE_FULL')
+  for (const [status, codes] of Object.entries(r.errors ?? {})) add(Number(status), ...(codes ?? []))
+  for (const codes of out.values()) for (const c of codes) if (!(c in PROBLEM_CODES)) throw new Error(`${r.method} ${r.path}: problem code ${c} is not in http/problem-codes.ts`)
+  return new Map([...out.entries()].sort((a, b) => a[0] - b[0]))
+}
+
+// ---------------------------------------------------------------- the document
+
+export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
+  const visible = routes.filter((r) => !r.hidden)
+  const ids = new Map(routes.map((r) => [`${r.method} ${r.path}`, r.hidden ? null : operationId(r.method, r.path)]))
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const r of routes) {
-    if (r.hidden) continue
-    const path = r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+  let statusCount = 0
+
+  for (const r of visible) {
+    const path = toDocPath(r.path)
+    const auth = r.auth !== 'none'
+    const common = (extra: Record<string, HeaderDoc> = {}, rate = auth) => headers(r, { ...(rate ? Object.fromEntries(RATE_HEADERS.map((h) => [h, h])) : {}), ...extra })
+
+    // parameters: path and query from the enforced schemas, then headers
     const parameters: unknown[] = []
     for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
       if (!schema) continue
-      const props = (schema as { properties?: Record<string, TSchema> }).properties ?? {}
-      const required = new Set((schema as { required?: string[] }).required ?? [])
-      for (const [name, p] of Object.entries(props)) {
-        parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: plain(p), description: (p as { description?: string }).description })
+      const s = enforced(schema, where === 'path' ? 'params' : 'query')
+      const required = new Set((s.required as string[] | undefined) ?? [])
+      for (const [name, p0] of Object.entries((s.properties ?? {}) as Record<string, Json>)) {
+        const { description, ...p } = p0
+        parameters.push({ name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: p })
       }
     }
-    const auth = r.admin ? 'bearer' : r.auth
+    if (r.queryToken) parameters.push({ $ref: '#/components/parameters/AccessToken' })
+    for (const h of r.requestHeaders ?? []) parameters.push({ $ref: `#/components/parameters/${HEADER_PARAMS[h]}` })
+    parameters.push({ $ref: '#/components/parameters/RequestId' })
+
+    // responses: the declared ones, then the problems
     const responses: Record<string, unknown> = {}
-    for (const [code, doc] of Object.entries(r.responses)) {
-      responses[code] = doc.schema
-        ? { description: doc.description, content: { [doc.contentType ?? 'application/json']: { schema: plain(doc.schema) } } }
-        : { description: doc.description }
+    for (const [code, doc] of Object.entries(r.responses) as [string, ResponseDoc][]) {
+      const res: Json = { description: doc.description }
+      const content = responseContent(doc)
+      if (content) res.content = content
+      res.headers = common(doc.headers)
+      if (doc.links) {
+        res.links = Object.fromEntries(Object.entries(doc.links).map(([name, l]) => {
+          const target = ids.get(l.route)
+          if (!target) throw new Error(`${r.method} ${r.path}: link ${name} names ${l.route}, which is not a documented route`)
+          return [name, { operationId: target, ...(l.parameters ? { parameters: l.parameters } : {}), ...(l.requestBody !== undefined ? { requestBody: l.requestBody } : {}), ...(l.description ? { description: l.description } : {}) }]
+        }))
+      }
+      responses[code] = res
+      statusCount++
     }
-    const problem = (d: string) => ({ description: d, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } })
-    if (r.body || r.params || r.query) responses['400'] ??= problem('Invalid input (VALIDATION_FAILED, INVALID_JSON)')
-    if (auth !== 'none' && auth !== 'optional') {
-      responses['401'] ??= problem('Missing, invalid, revoked or not-accepted credential')
-      responses['403'] ??= problem(r.admin ? 'Not an administrator, or operator suspended/banned' : 'Operator suspended or banned, or not allowed')
+    for (const [status, codes] of problemStatuses(r)) {
+      const list = [...codes]
+      const extra: Record<string, HeaderDoc> = {}
+      if (status === 401) extra['WWW-Authenticate'] = 'WWW-Authenticate'
+      if (status === 429 || status === 507) extra['Retry-After'] = 'Retry-After'
+      if (status === 429 && r.errors?.[402]) extra['X-RateLimit-Reset'] = 'X-RateLimit-Reset'
+      const schema = status === 402 ? '#/components/schemas/PaymentRequired' : '#/components/schemas/Problem'
+      responses[String(status)] = {
+        description: `${TITLES[status] ?? 'Error'}. ${list.map((c) => `\`${c}\`: ${PROBLEM_CODES[c]}`).join('; ')}.`,
+        'x-problem-codes': list,
+        headers: common(extra, auth || status === 429),
+        content: { 'application/problem+json': { schema: { $ref: schema, properties: { code: { type: 'string', enum: list } } } } },
+      }
+      statusCount++
     }
-    if (auth === 'apiKey' || auth === 'either' || auth === 'optional') responses['429'] ??= problem('API key rate limit exceeded (see RateLimit-* and Retry-After headers)')
-    if (r.body) responses['413'] ??= problem('Request body too large')
-    const op: Record<string, unknown> = {
-      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/_-]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`,
-      summary: r.summary, tags: r.tags, security: SECURITY[auth], 'x-taskgate-auth': r.admin ? 'admin' : r.auth,
-      responses,
+
+    const op: Json = {
+      operationId: operationId(r.method, r.path),
+      summary: r.summary, tags: r.tags, security: security(r), 'x-taskgate-auth': r.admin ? 'admin' : r.auth,
     }
     if (r.description) op.description = r.description
-    if (parameters.length) op.parameters = parameters
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(r.body) } } }
+    op.parameters = parameters
+    const body = requestBody(r, o)
+    if (body) op.requestBody = body
+    op.responses = Object.fromEntries(Object.entries(responses).sort((a, b) => Number(a[0]) - Number(b[0])))
     ;(paths[path] ??= {})[r.method.toLowerCase()] = op
   }
+
+  const operations = Object.values(paths).reduce((n, p) => n + Object.keys(p).length, 0)
   return {
     openapi: '3.1.0',
     info: {
-      title: 'TaskGate API', version: info.version,
-      description: 'Self-hosted gateway for AI agents. Errors are RFC 9457 problem+json with a stable `code`. Every response carries `x-request-id`.',
+      title: 'TaskGate API', version: o.version,
+      description: [
+        'Self-hosted gateway for AI agents: operators, API keys, agents, an 8-stage task pipeline with verifiable receipts, compute, credits and x402 payments.',
+        '**Errors.** Every error is RFC 9457 `application/problem+json` with a stable `code` (`x-problem-codes` at the top of this document says what each means). Each operation lists every status it can answer; each problem status lists its codes in its description, in `x-problem-codes`, and as the `enum` of `code` in its schema. A 402 carries the x402 payment requirements (`x402Version`, `accepts`).',
+        `**Request bodies.** ${UNKNOWN_MEMBERS_RULE} A JSON body that is not an object where the operation takes one → 400 \`VALIDATION_FAILED\`. Bodies over ${o.jsonBodyLimit} bytes (${o.uploadBodyLimit} on upload operations) → 413 \`BODY_TOO_LARGE\`, whatever the content type; multipart/form-data anywhere but upload operations → 415.`,
+        `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BOTH_CREDENTIALS_RULE}`,
+        `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,
+        '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working.',
+        `**Statuses listed:** ${statusCount} over ${operations} operations. Every response carries \`x-request-id\`.`,
+      ].join('\n\n'),
     },
-    servers: [{ url: info.serverUrl }],
+    ...(o.publicUrl ? { servers: [{ url: o.publicUrl }] } : {}),
+    'x-problem-codes': PROBLEM_CODES,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'POST /api/v1/auth/login → accessToken' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'tg_test_… / tg_live_… keys from /api/v1/operator/keys' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `An operator's access token from POST /api/v1/auth/login (or sign-up, setup, GitHub). ${BOTH_CREDENTIALS_RULE}` },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: `tg_test_… / tg_live_… keys from POST /api/v1/operator/keys, or an agent-bound key from agent registration (acts only for its agent). ${BOTH_CREDENTIALS_RULE}` },
+        accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The bearer token as a query parameter, on event streams only (EventSource cannot send headers).' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'TASKGATE_METRICS_TOKEN, when the server sets one (for /metrics only).' },
       },
-      schemas: { Problem: plain(Problem) },
+      parameters: PARAMETERS,
+      headers: HEADERS,
+      schemas: { Problem: docSchema(Problem), PaymentRequired: docSchema(PaymentRequired) },
     },
     paths,
+  }
+}
+
+function headers(r: RouteDef, list: Record<string, HeaderDoc>): Json {
+  const out: Json = { 'x-request-id': { $ref: '#/components/headers/x-request-id' } }
+  for (const [name, h] of Object.entries(list)) {
+    if (typeof h === 'string') {
+      if (!HEADERS[h]) throw new Error(`${r.method} ${r.path}: unknown response header ${h}`)
+      out[name] = { $ref: `#/components/headers/${h}` }
+    } else out[name] = { description: h.description, required: h.required ?? false, schema: h.schema ?? { type: 'string' } }
+  }
+  return out
+}
+
+function responseContent(doc: ResponseDoc): Json | null {
+  if (doc.events) {
+    const events = Object.fromEntries(Object.entries(doc.events).map(([name, e]) => [name, { description: e.description, ...(e.data ? { data: docSchema(e.data) } : {}) }]))
+    return {
+      'text/event-stream': {
+        schema: { type: 'string', description: `Server-sent events (\`id:\`, \`event:\`, \`data:\` JSON); \`: ping\` comments keep the stream alive. Events: ${Object.keys(events).join(', ')} (\`x-sse-events\` gives each one's data).` },
+        'x-sse-events': events,
+      },
+    }
+  }
+  if (doc.content) {
+    return Object.fromEntries(Object.entries(doc.content).map(([mt, s]) => [mt, s ? { schema: docSchema(s) } : {}]))
+  }
+  if (doc.schema) return { [doc.contentType ?? 'application/json']: { schema: docSchema(doc.schema) } }
+  if (doc.contentType) return { [doc.contentType]: doc.contentType.startsWith('text/') ? { schema: { type: 'string' } } : {} }
+  return null
+}
+
+function requestBody(r: RouteDef, o: OpenApiOptions): Json | null {
+  if (r.upload) {
+    return {
+      required: true,
+      description: `A JSON document (stored as JSON) or a multipart/form-data upload. At most ${o.uploadBodyLimit} bytes.`,
+      'x-body-limit': o.uploadBodyLimit,
+      content: {
+        'application/json': { schema: { description: 'any JSON value' } },
+        'multipart/form-data': {
+          schema: {
+            type: 'object', required: ['file'],
+            properties: {
+              file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the bytes to store' },
+              name: { type: 'string', description: 'a name to return with the CID (default: the file name)' },
+            },
+          },
+        },
+      },
+    }
+  }
+  if (!r.body) return null
+  const schema = enforced(r.body, 'body')
+  const optional = Array.isArray(schema.anyOf) && (schema.anyOf as Json[]).some((s) => s.type === 'null')
+  return {
+    required: !optional,
+    ...(optional ? { description: 'May be empty (same as `null`).' } : {}),
+    'x-body-limit': o.jsonBodyLimit,
+    content: { 'application/json': { schema } },
   }
 }

@@ -7,7 +7,34 @@ import type { Principal } from './auth'
 /** Which credentials a route accepts. `optional` = none required, but a valid one is resolved. */
 export type AuthKind = 'none' | 'optional' | 'bearer' | 'apiKey' | 'either'
 
-export interface ResponseDoc { description: string; schema?: TSchema; contentType?: string }
+/** A response header: a description, or a name from http/openapi.ts HEADERS (e.g. 'Location'). */
+export type HeaderDoc = string | { description: string; schema?: Record<string, unknown>; required?: boolean }
+
+/** One event of a text/event-stream response: what `event:` names and what `data:` holds. */
+export interface SseEventDoc { description: string; data?: TSchema }
+
+/**
+ * An OpenAPI link from a response to an operation that uses what it returned. `route` names the
+ * target as `METHOD /path` of its declaration (e.g. 'GET /api/v1/tasks/:id'); values are OpenAPI
+ * runtime expressions such as '$response.body#/id'.
+ */
+export interface LinkDoc { route: string; parameters?: Record<string, string>; requestBody?: unknown; description?: string }
+
+export interface ResponseDoc {
+  description: string
+  schema?: TSchema
+  contentType?: string
+  /** Several media types, each with its schema (null: bytes of that type). */
+  content?: Record<string, TSchema | null>
+  /** Response headers besides the ones every response carries (x-request-id, RateLimit-*). */
+  headers?: Record<string, HeaderDoc>
+  /** text/event-stream responses: the events, by `event:` name. */
+  events?: Record<string, SseEventDoc>
+  links?: Record<string, LinkDoc>
+}
+
+/** Request headers a route reads (documented as header parameters; see http/openapi.ts REQUEST_HEADERS). */
+export type RequestHeader = 'Idempotency-Key' | 'X-PAYMENT' | 'X-402-Payment' | 'Last-Event-ID' | 'Accept'
 
 export interface HandlerCtx<P, Q, B, A extends AuthKind> {
   params: P
@@ -44,6 +71,18 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   body?: B
   /** Documented responses; the success one first. Error responses are added automatically. */
   responses: Record<number, ResponseDoc>
+  /**
+   * Problem statuses this route answers besides the ones its declaration implies (http/openapi.ts
+   * derives 400 VALIDATION_FAILED, 401/403/429 of its credentials, 413/415, 507 STORAGE_FULL …),
+   * each with its problem codes (http/problem-codes.ts).
+   */
+  errors?: ErrorMap
+  /** Request headers this route reads. */
+  requestHeaders?: readonly RequestHeader[]
+  /** Whether the route writes to storage (507 STORAGE_FULL on a full disk). Default: every method but GET. */
+  writes?: boolean
+  /** Security alternatives of a route that checks a credential of its own (auth 'none', e.g. the metrics token). */
+  ownSecurity?: Record<string, string[]>[]
   /** Leave out of /openapi.json (UI pages, the docs themselves). */
   hidden?: boolean
   handler: (ctx: HandlerCtx<Static<P>, Static<Q>, Static<B>, A>) => unknown
@@ -52,4 +91,13 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
 /** Identity function that gives a route declaration its types. */
 export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, A extends AuthKind = AuthKind>(def: RouteDef<P, Q, B, A>): RouteDef {
   return def as unknown as RouteDef
+}
+
+export type ErrorMap = Partial<Record<number, readonly string[]>>
+
+/** Merges `errors` declarations (e.g. a route's own codes and the payment gate's). */
+export function errorsOf(...parts: ErrorMap[]): ErrorMap {
+  const out: Record<number, string[]> = {}
+  for (const p of parts) for (const [k, v] of Object.entries(p)) out[Number(k)] = [...new Set([...(out[Number(k)] ?? []), ...(v ?? [])])]
+  return out
 }

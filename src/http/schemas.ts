@@ -5,32 +5,100 @@ import { ProblemError } from './errors'
 export const Problem = t.Object({
   type: t.String(), title: t.String(), status: t.Integer(), detail: t.String(), code: t.String(), requestId: t.String(),
   errors: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
-}, { $id: 'Problem', description: 'RFC 9457 problem details; `code` is stable.' })
+}, { $id: 'Problem', description: 'RFC 9457 problem details; `code` is stable (see `x-problem-codes`). Some problems carry more members, named in their operation\'s description (e.g. `task`, `retryAfterSeconds`, `limit`, `allowed`).' })
+
+/** 402 answers: a problem that also carries the x402 v1 payment requirements. */
+export const PaymentRequired = t.Composite([Problem, t.Object({
+  x402Version: t.Literal(1),
+  accepts: t.Array(t.Object({
+    scheme: t.Literal('exact'), network: t.String({ description: 'base-sepolia in testnet' }),
+    maxAmountRequired: t.String({ pattern: '^[0-9]+$', description: 'USDC base units (6 decimals)' }),
+    resource: t.String(), description: t.String(), mimeType: t.String(),
+    payTo: t.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), maxTimeoutSeconds: t.Integer(),
+    asset: t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the mock USDC contract address' }),
+    extra: t.Object({ name: t.String(), version: t.String() }, { description: 'EIP-712 domain name and version of the asset (EIP-3009)' }),
+  }), { minItems: 1 }),
+  error: t.String({ description: 'x402 clients show this' }),
+  needed: t.Optional(t.Integer({ description: 'credits this request costs (INSUFFICIENT_CREDITS)' })),
+  balance: t.Optional(t.Integer({ description: 'the operator\'s credit balance (INSUFFICIENT_CREDITS)' })),
+})], { $id: 'PaymentRequired', description: 'Problem details with the x402 v1 payment requirements (`x402Version`, `accepts`). Pay with the `X-PAYMENT` header and retry.' })
 
 export const Success = t.Object({ success: t.Boolean() })
 export const TierEnum = t.Union([t.Literal('FREE'), t.Literal('PRO'), t.Literal('ENTERPRISE')])
 export const StatusEnum = t.Union([t.Literal('ACTIVE'), t.Literal('SUSPENDED'), t.Literal('BANNED')])
 export const DateTime = t.String({ format: 'date-time' })
-/**
- * A non-negative integer in the query string. Declared as a digit string and range-checked by
- * queryInt(): Elysia's numeric query coercion behaves differently inside the compiled binary
- * (ranges were not enforced there), so we do not rely on it.
- */
-export const QueryInt = (description: string) => t.String({ pattern: '^[0-9]{1,9}$', description })
 
-export function queryInt(name: string, raw: string | undefined, o: { min: number; max: number; def: number }): number {
-  if (raw === undefined) return o.def
+/**
+ * Schema keyword naming the problem code a value refused by this (sub)schema gets instead of
+ * VALIDATION_FAILED (e.g. an unknown task type → 400 INVALID_TASK_TYPE). http/app.ts applies it;
+ * the OpenAPI document lists the code under the operation's 400.
+ */
+export const PROBLEM_CODE = 'x-problem-code'
+
+/** Ids the service issues: a type prefix and base58 or slug characters (`op_…`, `agent_…`, `task_…`). */
+export const ID_PATTERN = '^[A-Za-z0-9_-]+$'
+export const Id = (maxLength = 64, description?: string) => t.String({ minLength: 1, maxLength, pattern: ID_PATTERN, ...(description ? { description } : {}) })
+
+/** An EVM address, any letter case (answers use the EIP-55 checksum). Anything else → 400 INVALID_ADDRESS. */
+export const EvmAddress = (description = 'EVM address (0x + 40 hex digits, any letter case)') =>
+  t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description, [PROBLEM_CODE]: 'INVALID_ADDRESS' })
+
+/** A 32-byte hex value (tx hashes, attestation UIDs, proofs). */
+export const Hash32 = (description?: string) => t.String({ pattern: '^0x[0-9a-fA-F]{64}$', ...(description ? { description } : {}) })
+
+/**
+ * A CID as multiformats parses it without a base hint: CIDv0 (`Qm…`, base58btc) or CIDv1 in
+ * base32 (`b…`, what this node issues), base58btc (`z…`) or base36 (`k…`). Anything else, or a
+ * string of that shape that is not a CID → 400 INVALID_CID.
+ */
+export const CID_PATTERN = '^(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{8,199}|z[1-9A-HJ-NP-Za-km-z]{8,199}|k[0-9a-z]{8,199})$'
+export const Cid = (description = 'CID: CIDv1 base32 (`bafy…`, `bafk…`) as this node issues, or CIDv0 `Qm…`') =>
+  t.String({ minLength: 1, maxLength: 200, pattern: CID_PATTERN, description, [PROBLEM_CODE]: 'INVALID_CID' })
+
+/**
+ * The e-mail rule, one regular expression for the server and the document alike (no `format`,
+ * whose meaning differs between validators): local part of letters, digits and . _ % + -,
+ * then a domain of at least two dot-separated labels. Linear to match (no overlapping repetition).
+ */
+export const EMAIL_PATTERN = '^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\\.[A-Za-z0-9-]{1,63})+$'
+export const Email = t.String({ maxLength: 254, pattern: EMAIL_PATTERN, description: 'e-mail address: `local@domain.tld` (letters, digits and `._%+-` before the @; dot-separated labels of letters, digits and `-` after it)' })
+
+/** Bounds of an integer query parameter: the server checks them (queryInt), the document states them. */
+export interface IntBounds { minimum: number; maximum: number; default: number }
+export const PAGE: IntBounds = { minimum: 1, maximum: 1_000_000, default: 1 }
+export const LIMIT: IntBounds = { minimum: 1, maximum: 100, default: 20 }
+export const WAIT: IntBounds = { minimum: 0, maximum: 120, default: 30 }
+
+/** Schema keyword carrying the IntBounds of a QueryInt (the document shows it as an integer). */
+export const QUERY_INT = 'x-query-integer'
+
+/**
+ * A non-negative integer in the query string. The server takes it as a digit string and range-checks
+ * it with queryInt(): Elysia's numeric query coercion behaves differently inside the compiled binary
+ * (ranges were not enforced there), so we do not rely on it. The OpenAPI document shows it as an
+ * integer with these bounds; both refuse the same strings.
+ */
+export const QueryInt = (description: string, bounds: IntBounds) => t.String({ pattern: '^[0-9]{1,9}$', description, [QUERY_INT]: bounds })
+
+export function queryInt(name: string, raw: string | undefined, b: IntBounds): number {
+  if (raw === undefined) return b.default
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < o.min || n > o.max) {
-    throw new ProblemError(400, 'VALIDATION_FAILED', `invalid query: /query/${name} must be an integer from ${o.min} to ${o.max}`, { errors: [{ path: `/query/${name}`, message: `must be an integer from ${o.min} to ${o.max}` }] })
+  if (!/^[0-9]{1,9}$/.test(raw) || !Number.isInteger(n) || n < b.minimum || n > b.maximum) {
+    throw new ProblemError(400, 'VALIDATION_FAILED', `invalid query: /query/${name} must be an integer from ${b.minimum} to ${b.maximum}`, { errors: [{ path: `/query/${name}`, message: `must be an integer from ${b.minimum} to ${b.maximum}` }] })
   }
   return n
 }
 
 /** `?page` (from 1) and `?limit` (1–100, default 20), range-checked. */
 export const pageQuery = (q: { page?: string; limit?: string }) => ({
-  page: queryInt('page', q.page, { min: 1, max: 1_000_000, def: 1 }),
-  limit: queryInt('limit', q.limit, { min: 1, max: 100, def: 20 }),
+  page: queryInt('page', q.page, PAGE),
+  limit: queryInt('limit', q.limit, LIMIT),
 })
+
+/** `page` and `limit` query parameters. */
+export const PageParams = {
+  page: t.Optional(QueryInt('page number, from 1', PAGE)),
+  limit: t.Optional(QueryInt('page size', LIMIT)),
+}
 
 export const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])

@@ -2,16 +2,24 @@
 import { t } from 'elysia'
 import { badRequest, notFound, ProblemError } from '../http/errors'
 import { defineRoute } from '../http/route'
+import { Cid } from '../http/schemas'
 import type { Services } from '../services'
 import { parseCid } from './node'
 
 export function ipfsRoutes(s: Services) {
   return [
     defineRoute({
-      method: 'GET', path: '/ipfs/:cid', auth: 'none', tags: ['IPFS'], params: t.Object({ cid: t.String({ minLength: 1, maxLength: 200 }) }),
-      query: t.Object({ format: t.Optional(t.Union([t.Literal('raw'), t.Literal('car')])) }),
+      method: 'GET', path: '/ipfs/:cid', auth: 'none', tags: ['IPFS'], params: t.Object({ cid: Cid() }),
+      query: t.Object({ format: t.Optional(t.Union([t.Literal('raw'), t.Literal('car')], { description: 'raw: the block itself; car: a CAR v1 of the DAG (else see Accept)' })) }),
+      requestHeaders: ['Accept'],
       summary: 'Content this node holds: the file (default), `?format=raw` (one block) or `?format=car`',
-      responses: { 200: { description: 'content', contentType: 'application/octet-stream' } },
+      description: 'A read-only trustless gateway for content this node holds. Without `?format=` (or an Accept of application/vnd.ipld.raw or .car) it answers the UnixFS file: `application/json` when the bytes start with `{` or `[`, else `application/octet-stream`.',
+      errors: { 404: ['NOT_FOUND'], 406: ['NOT_A_FILE'] },
+      responses: { 200: {
+        description: 'the content, immutable',
+        content: { 'application/octet-stream': null, 'application/json': t.Unknown({ description: 'a JSON document (e.g. a task document or receipt)' }), 'application/vnd.ipld.raw': null, 'application/vnd.ipld.car': null },
+        headers: { ETag: 'ETag', 'Cache-Control': 'Cache-Control', 'X-Ipfs-Roots': 'X-Ipfs-Roots' },
+      } },
       handler: async ({ params, query, request }) => {
         const cid = parseCid(params.cid)
         if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
@@ -30,7 +38,11 @@ export function ipfsRoutes(s: Services) {
       method: 'POST', path: '/v1/prior/claim', auth: 'either', upload: true, tags: ['IPFS'],
       summary: 'Upload a context payload (multipart `file`, or any JSON body) to IPFS',
       description: `multipart/form-data with a \`file\` field (optional \`name\`), or a JSON body stored as JSON. Limits: ${s.config.uploadBodyLimit} bytes per upload body (413 BODY_TOO_LARGE); per operator ${s.config.uploads.perDay} uploads and ${s.config.uploads.bytesPerDay} bytes per rolling 24 h (429 UPLOAD_QUOTA_EXCEEDED). The body is read only after the credential is checked. Content is public to anyone who knows its CID. 201 \`{ cid, size, name? }\`.`,
-      responses: { 201: { description: 'stored', schema: t.Object({ cid: t.String(), size: t.Integer(), name: t.Optional(t.String()) }) } },
+      errors: { 400: ['INVALID_JSON', 'INVALID_MULTIPART', 'FILE_REQUIRED', 'BODY_REQUIRED'], 429: ['UPLOAD_QUOTA_EXCEEDED'] },
+      responses: { 201: {
+        description: 'stored', schema: t.Object({ cid: t.String(), size: t.Integer({ minimum: 0 }), name: t.Optional(t.String()) }),
+        links: { content: { route: 'GET /ipfs/:cid', parameters: { cid: '$response.body#/cid' }, description: 'read it back' } },
+      } },
       handler: async ({ auth, request, readBody, set }) => {
         s.uploads.assertQuota(auth.operator.id, Number(request.headers.get('content-length') ?? 0))
         const raw = await readBody()

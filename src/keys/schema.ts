@@ -1,5 +1,10 @@
 import { t } from 'elysia'
-import { DateTime, Nullable } from '../http/schemas'
+import { TIER_LIMITS } from '../config'
+import { DateTime, Id, Nullable } from '../http/schemas'
+
+const caps = Object.entries(TIER_LIMITS).map(([tier, l]) => `${tier} ${l.maxRpm}`).join(', ')
+const defaults = Object.entries(TIER_LIMITS).map(([tier, l]) => `${tier} ${l.defaultRpm}`).join(', ')
+const maxCap = Math.max(...Object.values(TIER_LIMITS).map((l) => l.maxRpm))
 
 export const ApiKeyRecord = t.Object({
   id: t.String(),
@@ -17,7 +22,7 @@ export const ApiKeyPreview = t.Object({ id: t.String(), name: Nullable(t.String(
 
 export const CreateKeyBody = t.Object({
   name: t.String({ minLength: 1, maxLength: 100, description: 'label of the key' }),
-  rateLimitRpm: t.Optional(t.Integer({ minimum: 1, description: 'defaults to the tier default; capped per tier' })),
+  rateLimitRpm: t.Optional(t.Integer({ minimum: 1, maximum: maxCap, description: `requests per minute for this key. Default by tier: ${defaults}. Cap by tier: ${caps}; above the caller's cap → 400 RATE_LIMIT_TOO_HIGH` })),
 })
 
 export const CreatedKey = t.Object({
@@ -26,4 +31,4 @@ export const CreatedKey = t.Object({
 })
 
 export const ListKeysQuery = t.Object({ shape: t.Optional(t.Union([t.Literal('record'), t.Literal('preview')])) })
-export const KeyIdParams = t.Object({ keyId: t.String({ minLength: 1, maxLength: 64 }) })
+export const KeyIdParams = t.Object({ keyId: Id(64, 'key id (`key_…`)') })

@@ -28,6 +28,13 @@ const AUTH_TYPES = {
 
 export interface Settlement { txHash: string; payer: string; credits: number; header: string }
 
+/** What the payment gate can answer on a paid operation (submit, compute): its `errors` declaration. */
+export const PAYMENT_ERRORS = {
+  402: ['INSUFFICIENT_CREDITS', 'PAYMENT_INVALID', 'PAYMENT_SIGNATURE_INVALID', 'PAYMENT_WRONG_RECIPIENT', 'PAYMENT_EXPIRED', 'PAYMENT_UNDERPAID', 'PAYMENT_REPLAYED', 'PAYMENT_NOT_FOUND', 'PAYER_NOT_BOUND', 'PAYMENT_INSUFFICIENT_FUNDS'],
+  403: ['PAYER_BLOCKED'],
+  429: ['X402_RATE_LIMITED', 'TOO_MANY_INVALID_PAYMENTS', 'FAUCET_OPERATOR_LIMIT'],
+} as const
+
 export class X402Gate {
   private q
 
@@ -121,11 +128,18 @@ export class X402Gate {
     if (this.s.usdc.authNonceUsed(payer, auth.nonce)) strike('replay', 'this authorization was already used', 'PAYMENT_REPLAYED')
     this.assertHourly(payer)
     const credits = this.creditsFor(value)
-    const txHash = this.s.db.$client.transaction(() => {
-      const tx = this.s.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
-      this.record(p.operator.id, payer, tx, 'exact', value, credits, resource)
-      return tx
-    })()
+    let txHash: string
+    try {
+      txHash = this.s.db.$client.transaction(() => {
+        const tx = this.s.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
+        this.record(p.operator.id, payer, tx, 'exact', value, credits, resource)
+        return tx
+      })()
+    } catch (e) {
+      // every 402 carries the payment requirements
+      if (e instanceof ProblemError && e.code === 'PAYMENT_INSUFFICIENT_FUNDS') throw this.refuse(e.detail, resource, cost, e.code)
+      throw e
+    }
     return { txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: txHash, network: NETWORK, payer })).toString('base64') }
   }
 

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateTime, Nullable, StatusEnum, TierEnum } from '../http/schemas'
+import { DateTime, Email, Id, Nullable, StatusEnum, TierEnum } from '../http/schemas'
 
 export const OperatorProfile = t.Object({
   id: t.String(),
@@ -25,14 +25,14 @@ const password = t.String({ minLength: 8, maxLength: 256 })
 export const LoginBody = t.Object({ login: t.String({ minLength: 1, maxLength: 64 }), password: t.String({ minLength: 1, maxLength: 256 }) })
 export const SignupBody = t.Object({
   login, password,
-  email: t.Optional(t.String({ format: 'email', maxLength: 254 })),
+  email: t.Optional(Email),
   displayName: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
 })
 export const SetupBody = t.Composite([SignupBody, t.Object({ token: t.String({ minLength: 1, maxLength: 128 }) })])
 
 export const TokenResponse = t.Object({ accessToken: t.String(), tokenType: t.Literal('Bearer'), expiresIn: t.Integer({ description: 'seconds' }) })
 
-export const OperatorIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+export const OperatorIdParams = t.Object({ id: Id(64, 'operator id (`op_…`)') })
 export const AdminOperatorPatch = t.Object({
   tierOverride: t.Optional(Nullable(TierEnum)),
   status: t.Optional(StatusEnum),

@@ -3,6 +3,8 @@ import { t } from 'elysia'
 import { verifyTypedData } from 'viem'
 import { badRequest, notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
+import { Cid, Hash32 } from '../http/schemas'
+import { Task } from '../tasks/schema'
 import { importToMemory, parseCid } from '../ipfs/node'
 import { TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
 import type { Services } from '../services'
@@ -20,12 +22,42 @@ function publicVerificationRecord(v: Record<string, unknown> | null) {
   return { ...v, checks }
 }
 
+const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$' })
+const Domain = t.Object({ name: t.String(), version: t.String(), chainId: t.Integer() })
+
+const Signers = t.Object({
+  signers: t.Array(t.Object({ address: Address, keyId: t.String(), since: t.String() })),
+  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]) }),
+  attestationSchema: t.Object({ schema: t.String(), uid: Hash32(), resolver: Address, revocable: t.Boolean() }),
+  chainId: t.Integer(),
+})
+
+const Attestation = t.Object({
+  uid: Hash32('EAS offchain attestation UID'), sig: t.Object({}, { additionalProperties: true, description: 'the EIP-712 typed data and signature `{ domain, primaryType, types, message, uid, version, signature: { r, s, v } }`' }),
+  signer: Address, taskId: t.String(),
+  verification: t.Object({ signatureValid: t.Boolean(), signerKnown: t.Boolean({ description: 'signed by this appliance\'s signer' }) }),
+})
+
+const Receipt = t.Object({ payload: t.Object({}, { additionalProperties: true, description: 'EIP-712 typed data `{ domain, types, primaryType: "TaskReceipt", message }`' }), signature: t.String(), signer: t.String() })
+
+const Proof = t.Union([
+  t.Object({
+    cid: t.String(), kind: t.Literal('receipt'), receipt: Receipt,
+    verification: t.Object({ signatureValid: t.Boolean(), signer: t.String(), signerKnown: t.Boolean(), cidMatches: t.Boolean({ description: 'the content re-hashes to this CID' }) }),
+    task: Task,
+  }),
+  t.Object({
+    cid: t.String(), kind: t.Literal('task'), document: t.Object({}, { additionalProperties: true, description: 'the task document (prompt and output hashes; the output only when its operator publishes outputs)' }),
+    verification: t.Object({ cidMatches: t.Boolean() }), task: Task,
+  }),
+])
+
 export function proofRoutes(s: Services) {
   return [
     defineRoute({
       method: 'GET', path: '/.well-known/taskgate-signers', auth: 'none', tags: ['Proofs'],
       summary: 'The service signer addresses and EIP-712 domains used for receipts and attestations',
-      responses: { 200: { description: 'signers' } },
+      responses: { 200: { description: 'signers', schema: Signers } },
       handler: () => ({
         signers: [{ address: s.signer.address, keyId: s.signer.keyId, since: s.signer.since }],
         eip712Domains: { receipt: s.signer.receiptDomain, attestation: s.signer.easDomain },
@@ -34,9 +66,10 @@ export function proofRoutes(s: Services) {
       }),
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/attestations/:uid', auth: 'none', tags: ['Proofs'], params: t.Object({ uid: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
+      method: 'GET', path: '/api/v1/attestations/:uid', auth: 'none', tags: ['Proofs'], params: t.Object({ uid: Hash32('attestation UID') }),
       summary: 'The full signed EAS offchain attestation',
-      responses: { 200: { description: 'attestation' } },
+      errors: { 404: ['NOT_FOUND'] },
+      responses: { 200: { description: 'attestation, with its signature checked', schema: Attestation } },
       handler: async ({ params }) => {
         const row = s.db.$client.query('SELECT attestation, task_id FROM attestations WHERE uid = ?1').get(params.uid.toLowerCase()) as { attestation: string; task_id: string } | null
         if (!row) throw notFound('attestation')
@@ -69,10 +102,14 @@ export function proofRoutes(s: Services) {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/public/proof/:cid', auth: 'none', tags: ['Public'], params: t.Object({ cid: t.String({ minLength: 1, maxLength: 200 }) }),
+      method: 'GET', path: '/api/v1/public/proof/:cid', auth: 'none', tags: ['Public'], params: t.Object({ cid: Cid('receiptCid or ipfsCid of a task') }),
+      errors: { 404: ['NOT_FOUND'] },
       summary: 'A proof receipt (or task document) by IPFS CID, with its verification',
       description: 'Only documents the pipeline produced count: the CID must be a task\'s receipt or task document as recorded by this appliance (anything else, e.g. an uploaded look-alike, → 404). For a receipt: the EIP-712 signature is verified against the signer and the content is re-hashed to confirm the CID. Task documents carry the prompt and output hashes; the output itself only when its operator publishes outputs.',
-      responses: { 200: { description: 'proof' } },
+      responses: { 200: { description: 'proof: a receipt (`kind: "receipt"`) or a task document (`kind: "task"`)', schema: Proof, links: {
+        task: { route: 'GET /api/v1/tasks/:id', parameters: { id: '$response.body#/task/id' } },
+        content: { route: 'GET /ipfs/:cid', parameters: { cid: '$response.body#/cid' } },
+      } } },
       handler: async ({ params }) => {
         const cid = parseCid(params.cid)
         if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')

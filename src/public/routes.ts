@@ -2,12 +2,10 @@
 import { t } from 'elysia'
 import { notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
+import { Id } from '../http/schemas'
+import { X402State } from '../money/routes'
 import type { Services } from '../services'
 
-const X402State = t.Object({
-  blocked: t.Boolean(), reason: t.Union([t.String(), t.Null()]), walletChecked: t.Union([t.String(), t.Null()]),
-  rateLimitMax: t.Integer(), rateLimitRemaining: t.Union([t.Integer(), t.Null()]), rateLimitResetMs: t.Union([t.Integer(), t.Null()]), rateLimitResetUnix: t.Union([t.Integer(), t.Null()]),
-})
 
 export function publicRoutes(s: Services) {
   const tags = ['Public']
@@ -29,7 +27,8 @@ export function publicRoutes(s: Services) {
       },
     }),
     defineRoute({
-      method: 'GET', path: '/api/v1/public/agent/:agentId/passport', auth: 'none', tags, params: t.Object({ agentId: t.String({ minLength: 1, maxLength: 128 }) }),
+      method: 'GET', path: '/api/v1/public/agent/:agentId/passport', auth: 'none', tags, params: t.Object({ agentId: Id(128, 'agent id') }),
+      errors: { 404: ['NOT_FOUND'] },
       summary: 'Agent passport: public identity, trust metrics and x402 defence state',
       description: 'Trust levels and metric definitions: docs/pipeline.md. `x402` reports on the wallet bound to the agent\'s operator (walletChecked null when none is bound).',
       responses: { 200: { description: 'passport', schema: t.Object({

@@ -4,12 +4,21 @@ import { t } from 'elysia'
 import pkg from '../../package.json'
 import { TIER_LIMITS } from '../config'
 import { ProblemError, unauthorized } from '../http/errors'
-import { buildOpenApi } from '../http/openapi'
-import { defineRoute, type RouteDef } from '../http/route'
+import { defineRoute } from '../http/route'
 import type { Services } from '../services'
 import docsHtml from '../../ui/docs.html' with { type: 'text' }
 
 export const VERSION: string = pkg.version
+
+const Readiness = t.Object({
+  status: t.Union([t.Literal('ready'), t.Literal('not ready')]),
+  checks: t.Object({
+    db: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
+    storage: t.Union([t.Literal('ok'), t.Literal('full')]),
+    jobs: t.Union([t.Literal('ok'), t.Literal('not running')]),
+    ipfs: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
+  }),
+})
 
 /** Compares the presented metrics token in constant time (digests of equal length, whatever was sent). */
 function metricsTokenMatches(authorization: string | null, expected: string): boolean {
@@ -64,9 +73,9 @@ function serviceGauges(s: Services): string[] {
   return lines
 }
 
-export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
+/** `openapi`: the document, built once at start-up from every route (server.ts allRoutes). */
+export function systemRoutes(s: Services, openapi: () => string) {
   const tags = ['System']
-  let openapiCache: string | null = null
   const publicConfigJson = JSON.stringify(publicConfig(s)) // configuration is fixed for the process's life
   const routes = [
     defineRoute({
@@ -77,7 +86,7 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
     defineRoute({
       method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database, storage, IPFS node and job runner',
       description: 'Each check is a fixed word: `db` ok | unavailable, `storage` ok | full (writes answer 507 STORAGE_FULL until space is freed), `jobs` ok | not running, `ipfs` ok | unavailable.',
-      responses: { 200: { description: 'ready' }, 503: { description: 'not ready' } },
+      responses: { 200: { description: 'ready', schema: Readiness }, 503: { description: 'not ready (never internal error text)', schema: Readiness } },
       handler: ({ set }) => {
         const checks: Record<string, string> = {}
         try { s.db.$client.query('SELECT 1').get(); checks.db = 'ok' } catch { checks.db = 'unavailable' } // never the error text
@@ -91,8 +100,10 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
     }),
     defineRoute({
       method: 'GET', path: '/metrics', auth: 'none', tags, summary: 'Prometheus metrics',
-      description: 'When TASKGATE_METRICS_TOKEN is set, send it as `Authorization: Bearer <token>`.',
-      responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
+      description: 'When TASKGATE_METRICS_TOKEN is set, send it as `Authorization: Bearer <token>` (compared in constant time).',
+      ownSecurity: s.config.metricsToken ? [{ metricsToken: [] }] : [],
+      ...(s.config.metricsToken ? { errors: { 401: ['UNAUTHENTICATED'] } } : {}),
+      responses: { 200: { description: 'Prometheus text exposition format 0.0.4', contentType: 'text/plain' } },
       handler: ({ request }) => {
         if (s.config.metricsToken && !metricsTokenMatches(request.headers.get('authorization'), s.config.metricsToken)) {
           throw unauthorized('UNAUTHENTICATED', 'metrics require the metrics token')
@@ -104,8 +115,7 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
       method: 'GET', path: '/openapi.json', auth: 'none', tags, summary: 'This OpenAPI document', hidden: true,
       responses: { 200: { description: 'OpenAPI 3.1' } },
       handler: () => {
-        openapiCache ??= JSON.stringify(buildOpenApi(allRoutes(), { version: VERSION, serverUrl: s.baseUrl() }))
-        return new Response(openapiCache, { headers: { 'content-type': 'application/json' } })
+        return new Response(openapi(), { headers: { 'content-type': 'application/json' } })
       },
     }),
     defineRoute({
@@ -123,7 +133,7 @@ export function systemRoutes(s: Services, allRoutes: () => RouteDef[]) {
   if (s.config.testClock) {
     routes.push(defineRoute({
       method: 'POST', path: '/api/v1/admin/clock/advance', auth: 'bearer', admin: true, tags: ['Admin'],
-      body: t.Object({ ms: t.Integer({ minimum: 0, maximum: 10 * 365 * 86_400_000 }) }),
+      body: t.Object({ ms: t.Integer({ minimum: 0, maximum: 10 * 365 * 86_400_000, description: 'milliseconds to move the clock forward' }) }),
       summary: 'Move the service clock forward (testnet with TASKGATE_TEST_CLOCK=1 only)',
       responses: { 200: { description: 'new time', schema: t.Object({ now: t.String(), offsetMs: t.Integer() }) } },
       handler: async ({ body }) => {

@@ -1,16 +1,36 @@
 // HTTP for tasks: submit, detail, stage events (SSE), the public list, the operator's recent tasks.
 import { ProblemError } from '../http/errors'
 import { InsufficientCredits } from '../credits/ledger'
-import { defineRoute } from '../http/route'
+import { defineRoute, errorsOf, type LinkDoc } from '../http/route'
+import { PAYMENT_ERRORS } from '../money/x402'
+import { t } from 'elysia'
 import { SSE_HEADERS } from '../http/sse'
 import { canRead } from '../http/auth'
 import { notFound } from '../http/errors'
-import { pageQuery, queryInt } from '../http/schemas'
+import { pageQuery, queryInt, WAIT } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
 import { ListQuery, SubmitBody, SubmitQuery, TaskDetail, TaskIdParams, TaskList } from './schema'
 
 const listQuery = (q: { page?: string; limit?: string; status?: string; taskType?: string; operatorId?: string; agentId?: string }) => ({ ...q, ...pageQuery(q) })
+
+/** Links from an answer carrying a task to the operations that read it. */
+export const TASK_LINKS: Record<string, LinkDoc> = {
+  task: { route: 'GET /api/v1/tasks/:id', parameters: { id: '$response.body#/id' }, description: 'the task detail' },
+  events: { route: 'GET /api/v1/tasks/:id/events', parameters: { id: '$response.body#/id' }, description: 'its stage events' },
+  receipt: { route: 'GET /api/v1/public/proof/:cid', parameters: { cid: '$response.body#/receiptCid' }, description: 'the signed receipt, once the task completed' },
+  document: { route: 'GET /ipfs/:cid', parameters: { cid: '$response.body#/ipfsCid' }, description: 'the task document on IPFS' },
+  attestation: { route: 'GET /api/v1/attestations/:uid', parameters: { uid: '$response.body#/attestationUid' }, description: 'the EAS offchain attestation' },
+}
+
+/** `data:` of a task stage event. */
+const StageEvent = t.Object({
+  taskId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), name: t.String({ description: 'policy, debit, compute, verify, ipfs, fingerprint, attest, receipt' }),
+  status: t.Union([t.Literal('done'), t.Literal('queued'), t.Literal('held'), t.Literal('failed'), t.Literal('completed')]),
+  detail: t.Union([t.Object({}, { additionalProperties: true }), t.Null()]), at: t.String({ format: 'date-time' }),
+})
+
+const PAID_HEADERS = { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' } as const
 
 
 export function taskRoutes(s: Services) {
@@ -18,12 +38,17 @@ export function taskRoutes(s: Services) {
   return [
     defineRoute({
       method: 'POST', path: '/api/v1/tasks/submit', auth: 'either', longLived: true, tags, body: SubmitBody, query: SubmitQuery,
+      requestHeaders: ['Idempotency-Key', 'X-PAYMENT', 'X-402-Payment'],
+      errors: errorsOf(PAYMENT_ERRORS, { 400: ['UNKNOWN_MODEL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['AGENT_KEY_MISMATCH', 'GUARDRAIL_BLOCKED'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] }),
       summary: 'Submit a task to the 8-stage pipeline',
       description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the original task (header `idempotent-replayed: true`), answered right after authentication and before any payment, credit or guardrail check, so a retry is never charged or refused for the balance; another body → 409 IDEMPOTENCY_KEY_REUSED. An agent-bound key submits only for its own agent (403 AGENT_KEY_MISMATCH). `metadata` is stored as given and never changes the cost. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.',
-      responses: { 200: { description: 'finished', schema: TaskDetail }, 202: { description: 'accepted, still running', schema: TaskDetail }, 402: { description: 'insufficient credits' } },
+      responses: {
+        200: { description: 'finished (COMPLETED or FAILED)', schema: TaskDetail, headers: PAID_HEADERS, links: TASK_LINKS },
+        202: { description: 'accepted, still running (PENDING_APPROVAL, QUEUED or PROCESSING)', schema: TaskDetail, headers: { ...PAID_HEADERS, Location: 'Location' }, links: TASK_LINKS },
+      },
       handler: async ({ auth, body, query, request, set, ip }) => {
         const idempotencyKey = request.headers.get('idempotency-key')
-        const wait = queryInt('wait', query.wait, { min: 0, max: 120, def: 30 }) * 1000
+        const wait = queryInt('wait', query.wait, WAIT) * 1000
         const answer = async (taskId: string, replayed: boolean) => {
           if (wait > 0) await s.pipeline.waitFor(taskId, wait)
           const cur = s.pipeline.task(taskId)!
@@ -55,7 +80,8 @@ export function taskRoutes(s: Services) {
       method: 'GET', path: '/api/v1/tasks/:id', auth: 'optional', tags, params: TaskIdParams,
       summary: 'Task detail (prompt, output and timeline only for the owner)',
       description: 'Public fields for anyone. The owner (bearer token or operator key of the task\'s operator, or the agent-bound key of the task\'s agent) also gets `prompt`, `output`, `metadata` and the timeline. An agent-bound key reads only its own agent\'s tasks: any other task → 404.',
-      responses: { 200: { description: 'task', schema: TaskDetail } },
+      errors: { 404: ['NOT_FOUND'] },
+      responses: { 200: { description: 'task', schema: TaskDetail, links: { events: TASK_LINKS.events!, receipt: TASK_LINKS.receipt!, document: TASK_LINKS.document!, attestation: TASK_LINKS.attestation! } } },
       handler: ({ auth, params }) => {
         const task = s.tasks.get(params.id)
         const owner = canRead(auth, task)
@@ -67,7 +93,8 @@ export function taskRoutes(s: Services) {
       method: 'GET', path: '/api/v1/tasks/:id/events', auth: 'either', queryToken: true, longLived: true, tags, params: TaskIdParams,
       summary: 'Stage transitions of a task (server-sent events, owner only)',
       description: 'Each event: `event: stage`, data `{ taskId, stage, name, status, detail, at }`. Replays the timeline, then follows; ends when the task is COMPLETED or FAILED (or held for approval), and within seconds once the credential is revoked, the token logged out or the operator suspended. `: ping` comments keep it alive; the server\'s idle timeout does not apply. Another operator\'s task, or for an agent-bound key another agent\'s task → 404. `?access_token=` works for EventSource.',
-      responses: { 200: { description: 'text/event-stream', contentType: 'text/event-stream' } },
+      errors: { 404: ['NOT_FOUND'] },
+      responses: { 200: { description: 'the stage events, then the end of the stream', headers: { 'Cache-Control': 'Cache-Control' }, events: { stage: { description: 'a stage transition (each with an `id:`)', data: StageEvent } } } },
       handler: ({ auth, params, request }) => {
         const task = s.tasks.get(params.id)
         if (!canRead(auth, task)) throw notFound('task')

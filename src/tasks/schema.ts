@@ -1,10 +1,13 @@
 import { t } from 'elysia'
 import { TASK_TYPES } from '../agents/schema'
-import { DateTime, Nullable, QueryInt } from '../http/schemas'
+import { DateTime, Id, Nullable, PageParams, PROBLEM_CODE, QueryInt, WAIT } from '../http/schemas'
+
+/** A task type a client may ask for (decisions.md §11; `system` is internal). Anything else → 400 INVALID_TASK_TYPE. */
+export const TaskType = t.Union(TASK_TYPES.map((x) => t.Literal(x)), { description: 'one of the 12 task types', [PROBLEM_CODE]: 'INVALID_TASK_TYPE' })
 
 export const SubmitBody = t.Object({
-  agentId: t.String({ minLength: 1, maxLength: 128 }),
-  taskType: t.String({ minLength: 1, maxLength: 64 }),
+  agentId: Id(128, 'one of the operator\'s agents (an agent-bound key: its own agent)'),
+  taskType: TaskType,
   prompt: t.String({ minLength: 1, maxLength: 100_000 }),
   model: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
   metadata: t.Optional(t.Record(t.String(), t.Unknown())),
@@ -14,34 +17,38 @@ export const SubmitBody = t.Object({
   })),
 })
 
-export const SubmitQuery = t.Object({ wait: t.Optional(QueryInt('seconds to wait for the result, 0–120 (default 30, 0 = return at once)')) })
+export const SubmitQuery = t.Object({ wait: t.Optional(QueryInt('seconds to wait for the result (0 = answer at once)', WAIT)) })
 
 const statuses = ['PENDING_APPROVAL', 'QUEUED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const
 export const TaskStatus = t.Union(statuses.map((s) => t.Literal(s)))
 
 export const Task = t.Object({
-  id: t.String(), taskType: t.String(), status: t.String(), agentId: t.String(), model: t.String(), provider: t.String(),
-  latencyMs: Nullable(t.Number()), ipfsCid: Nullable(t.String()), stateRoot: Nullable(t.String()),
+  id: t.String(), taskType: t.String({ description: 'one of the task types, or `system` for service records (ToS acceptance)' }), status: TaskStatus, agentId: t.String(), model: t.String(), provider: t.String(),
+  latencyMs: Nullable(t.Number()), ipfsCid: Nullable(t.String({ description: 'CID of the task document (stage 5)' })), stateRoot: Nullable(t.String()),
   verificationStatus: Nullable(t.String()), verificationScore: Nullable(t.Number()), verificationProof: Nullable(t.String()),
   verificationExplorerUrl: Nullable(t.String()), attestationUid: Nullable(t.String()), attestationExplorerUrl: Nullable(t.String()),
   createdAt: DateTime, completedAt: Nullable(DateTime),
 })
 
 export const TaskDetail = t.Composite([Task, t.Object({
-  operatorId: t.String(), stage: t.Integer(), failureCode: Nullable(t.String()), creditsCharged: t.Integer(), receiptCid: Nullable(t.String()),
-  receipt: Nullable(t.Object({}, { additionalProperties: true })), attestation: Nullable(t.Object({}, { additionalProperties: true })),
-  prompt: t.Optional(t.String()), output: t.Optional(Nullable(t.String())), timeline: t.Optional(t.Array(t.Object({}, { additionalProperties: true }))),
+  operatorId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), failureCode: Nullable(t.String()), failureMessage: t.Optional(Nullable(t.String())),
+  creditsCharged: t.Integer(), receiptCid: Nullable(t.String({ description: 'CID of the signed receipt: GET /api/v1/public/proof/{cid}' })),
+  receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
+  attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),
+  computeJobId: t.Optional(Nullable(t.String())),
+  prompt: t.Optional(t.String({ description: 'owner only' })), output: t.Optional(Nullable(t.String({ description: 'owner only' }))),
+  metadata: t.Optional(Nullable(t.Record(t.String(), t.Unknown(), { description: 'owner only' }))),
+  timeline: t.Optional(t.Array(t.Object({}, { additionalProperties: true }), { description: 'owner only: the stage events' })),
 })])
 
 export const TaskList = t.Object({ data: t.Array(Task), total: t.Integer(), page: t.Integer(), limit: t.Integer(), totalPages: t.Integer() })
 
 export const ListQuery = t.Object({
-  page: t.Optional(QueryInt('page number, from 1 (default 1)')),
-  limit: t.Optional(QueryInt('page size, 1–100 (default 20)')),
+  ...PageParams,
   status: t.Optional(TaskStatus),
   taskType: t.Optional(t.Union(TASK_TYPES.map((x) => t.Literal(x)), { description: 'one of the task types (unknown → 400)' })),
-  operatorId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
-  agentId: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+  operatorId: t.Optional(Id(64)),
+  agentId: t.Optional(Id(128)),
 })
 
-export const TaskIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) })
+export const TaskIdParams = t.Object({ id: Id(64, 'task id (`task_…`)') })

@@ -13,6 +13,7 @@ export function walletRoutes(s: Services) {
         + '`{ name: "TaskGate", version: "1", chainId }` (not just its name), chainId 84532 (Base Sepolia) in testnet and 8453 (Base) in live. '
         + '`typedData` is ready to sign with any EIP-712 library once `message.wallet` is set to the signing address: primary type '
         + '`WalletBinding { wallet: address, operatorId: string, nonce: string }`. Then POST /api/v1/operator/wallet.',
+      writes: true, // stores the nonce
       responses: { 200: { description: 'nonce and typed data', schema: WalletNonce } },
       handler: ({ auth }) => s.wallet.issueNonce(auth.operator.id),
     }),
@@ -23,6 +24,7 @@ export function walletRoutes(s: Services) {
         + 'signature not made by walletAddress over { wallet, operatorId, nonce } → 400 INVALID_SIGNATURE; wallet bound to another operator → 409 WALLET_BOUND_ELSEWHERE. '
         + 'Addresses are compared case-insensitively and returned EIP-55 checksummed. Binding another wallet replaces the current one. '
         + 'The first bind ever of the operator awards the pioneer wallet-bind points (firstBind true); later binds award nothing.',
+      errors: { 400: ['INVALID_NONCE', 'NONCE_EXPIRED', 'INVALID_SIGNATURE'], 409: ['NONCE_USED', 'WALLET_BOUND_ELSEWHERE'] },
       responses: { 200: { description: 'bound', schema: BoundWallet } },
       handler: ({ auth, body }) => s.wallet.bind(auth.operator.id, body),
     }),

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
+import { callerFile, CONTRACT_MODE, contractFor, countChecked, printNewMismatches, recordDocProblems, recordMismatches, STRICT, type Contract } from './contract'
 
 export const ROOT = resolve(import.meta.dir, '../..')
 const BIN = process.env.TASKGATE_TEST_BIN ? resolve(ROOT, process.env.TASKGATE_TEST_BIN) : null
@@ -21,12 +22,15 @@ export async function cli(args: string[], env: Record<string, string> = {}) {
 
 export interface Res<T = any> { status: number; headers: Headers; body: T; text: string }
 
+export interface ReqOptions { token?: string; key?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string>; signal?: AbortSignal }
+
 export class TestServer {
   url = ''
   port = 0
   proc!: Subprocess<'ignore', 'pipe', 'pipe'>
   private out = ''
   private err = ''
+  private contractP: Promise<Contract | null> | null = null
 
   constructor(public dataDir: string, public env: Record<string, string>) {}
 
@@ -42,6 +46,7 @@ export class TestServer {
   async start(): Promise<this> {
     this.out = ''
     this.err = ''
+    this.contractP = null
     this.proc = Bun.spawn(cliCommand(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', this.dataDir]), {
       // Every test client shares 127.0.0.1, so the per-address sign-up limit would end most suites
       // early; it has its own test (login-abuse), which asks for the real default.
@@ -50,7 +55,8 @@ export class TestServer {
     }) as Subprocess<'ignore', 'pipe', 'pipe'>
     const pump = async (stream: ReadableStream<Uint8Array>, into: 'out' | 'err') => {
       const dec = new TextDecoder()
-      for await (const chunk of stream) this[into] += dec.decode(chunk, { stream: true })
+      const reader = stream.getReader()
+      for (let r = await reader.read(); !r.done; r = await reader.read()) this[into] += dec.decode(r.value, { stream: true })
     }
     void pump(this.proc.stdout, 'out')
     void pump(this.proc.stderr, 'err')
@@ -75,6 +81,7 @@ export class TestServer {
       this.proc.kill(signal)
       await this.proc.exited
     }
+    printNewMismatches()
     return this.proc?.exitCode ?? null
   }
 
@@ -85,23 +92,64 @@ export class TestServer {
     rmSync(this.dataDir, { recursive: true, force: true })
   }
 
-  async req<T = any>(method: string, path: string, o: { token?: string; key?: string; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Res<T>> {
+  /**
+   * The server's own /openapi.json, fetched once per start (before the first request through
+   * req(), so it is the document of a fresh server) and compiled once per distinct text.
+   */
+  contract(): Promise<Contract | null> {
+    if (!this.url) return Promise.resolve(null)
+    return (this.contractP ??= (async () => {
+      try {
+        const r = await fetch(this.url + '/openapi.json')
+        if (r.status !== 200) throw new Error(`GET /openapi.json → ${r.status}`)
+        const c = contractFor(await r.text())
+        recordDocProblems(c)
+        return c
+      } catch {
+        this.contractP = null // the server may be down on purpose; try again next time
+        return null
+      }
+    })())
+  }
+
+  /**
+   * Checks one response against the operation it answers in /openapi.json (see contract.ts).
+   * `text` null = the body was not read (event streams): status and content type only.
+   * Tests that call fetch() themselves may pass their responses here.
+   */
+  async checkContract(method: string, path: string, r: { status: number; headers: Headers; text: string | null }, stack: string | undefined = new Error().stack): Promise<void> {
+    if (CONTRACT_MODE === 'off') return
+    const c = await this.contract()
+    if (!c) return
+    const ms = c.check({ method, url: path, status: r.status, headers: r.headers, text: r.text })
+    countChecked(ms.length > 0)
+    if (ms.length === 0) return
+    recordMismatches(ms, { request: `${method} ${path}`, response: r.text ?? '(not read)', file: callerFile(stack) })
+    if (STRICT) {
+      throw new Error(`response does not match /openapi.json: ${method} ${path} → ${r.status}\n${ms.map((m) => `  [${m.kind}] ${m.operation}: ${m.message}`).join('\n')}\n  body: ${(r.text ?? '(not read)').slice(0, 400)}`)
+    }
+  }
+
+  async req<T = any>(method: string, path: string, o: ReqOptions = {}): Promise<Res<T>> {
+    const stack = CONTRACT_MODE === 'off' ? undefined : new Error().stack
+    if (CONTRACT_MODE !== 'off') await this.contract()
     const headers: Record<string, string> = { ...o.headers }
     if (o.token) headers.authorization = `Bearer ${o.token}`
     if (o.key) headers['x-api-key'] = o.key
     let body: BodyInit | undefined = o.raw
     if (o.body !== undefined) { body = JSON.stringify(o.body); headers['content-type'] ??= 'application/json' }
-    const res = await fetch(this.url + path, { method, headers, body, redirect: 'manual' })
+    const res = await fetch(this.url + path, { method, headers, body, redirect: 'manual', signal: o.signal })
     const text = await res.text()
     let parsed: any = text
     try { parsed = text ? JSON.parse(text) : null } catch { /* not JSON */ }
+    if (CONTRACT_MODE !== 'off') await this.checkContract(method, path, { status: res.status, headers: res.headers, text }, stack)
     return { status: res.status, headers: res.headers, body: parsed, text }
   }
 
-  get = <T = any>(path: string, o?: Parameters<TestServer['req']>[2]) => this.req<T>('GET', path, o)
-  post = <T = any>(path: string, body?: unknown, o: Parameters<TestServer['req']>[2] = {}) => this.req<T>('POST', path, { ...o, body })
-  patch = <T = any>(path: string, body?: unknown, o: Parameters<TestServer['req']>[2] = {}) => this.req<T>('PATCH', path, { ...o, body })
-  del = <T = any>(path: string, o?: Parameters<TestServer['req']>[2]) => this.req<T>('DELETE', path, o)
+  get = <T = any>(path: string, o?: ReqOptions) => this.req<T>('GET', path, o)
+  post = <T = any>(path: string, body?: unknown, o: ReqOptions = {}) => this.req<T>('POST', path, { ...o, body })
+  patch = <T = any>(path: string, body?: unknown, o: ReqOptions = {}) => this.req<T>('PATCH', path, { ...o, body })
+  del = <T = any>(path: string, o?: ReqOptions) => this.req<T>('DELETE', path, o)
 
   /** Creates the first admin through the setup URL and returns its bearer token. */
   async setupAdmin(login = 'admin', password = 'admin-password'): Promise<string> {

@@ -43,9 +43,10 @@ async function streamStatus(path: string, headers: Record<string, string>): Prom
   const ac = new AbortController()
   const res = await fetch(s.url + path, { headers, signal: ac.signal })
   const ct = res.headers.get('content-type') ?? ''
-  const body = ct.includes('json') ? await res.json() : null
+  const text = ct.includes('json') ? await res.text() : null
   ac.abort()
-  return { status: res.status, body }
+  await s.checkContract('GET', path, { status: res.status, headers: res.headers, text })
+  return { status: res.status, body: text ? JSON.parse(text) : null }
 }
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, tries = 250, ms = 20): Promise<T> {

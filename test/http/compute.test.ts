@@ -105,6 +105,7 @@ class Sse {
   static async open(path: string, headers: Record<string, string> = {}): Promise<Sse> {
     const ac = new AbortController()
     const res = await fetch(s.url + path, { headers, signal: ac.signal })
+    await s.checkContract('GET', path, { status: res.status, headers: res.headers, text: null }) // status and type; the stream stays unread
     return new Sse(res, ac)
   }
 

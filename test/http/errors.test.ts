@@ -49,7 +49,7 @@ describe('every documented route', () => {
         await send(concrete, { token, raw: '', headers: { 'content-type': 'application/json' } })
         await send(concrete, { token, raw: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nb\r\n--x--\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' } })
         const big = await send(concrete, { token, raw: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } })
-        expect(big.status).toBe(413)
+        if ((op.requestBody['x-body-limit'] ?? 1024 * 1024) < 2 * 1024 * 1024) expect(big.status).toBe(413) // upload routes take more
         const props = Object.keys(op.requestBody.content['application/json'].schema.properties ?? {})
         for (const v of WRONG) {
           await send(concrete, { token, body: v })

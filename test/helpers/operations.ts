@@ -1,0 +1,160 @@
+// The operations of the server's /openapi.json, and an operator with one of every resource, for
+// the tests generated from the document (fuzz.test.ts, authz-matrix.test.ts).
+import type { Contract } from './contract'
+import type { ReqOptions, Res, TestServer } from './server'
+
+export type AuthKind = 'none' | 'optional' | 'bearer' | 'apiKey' | 'either' | 'admin'
+
+export interface Param { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required: boolean; schema: unknown }
+
+export interface Operation {
+  /** `METHOD /template` */
+  key: string
+  method: string
+  template: string
+  op: Record<string, any>
+  /** `x-taskgate-auth`, else derived from `security`. */
+  auth: AuthKind
+  params: Param[]
+  /** Media type → schema of the request body; null when the operation takes none. */
+  body: { required: boolean; content: Record<string, unknown> } | null
+  /** Answers with an event stream (read status and headers, then let go). */
+  sse: boolean
+  mutating: boolean
+}
+
+/** Which credential kinds an operation takes, from `security` (OpenAPI) when it has no `x-taskgate-auth`. */
+function authOf(op: Record<string, any>, doc: any): AuthKind {
+  const x = op['x-taskgate-auth']
+  if (typeof x === 'string') return x as AuthKind
+  const sec: Record<string, unknown>[] = op.security ?? doc.security ?? []
+  if (!sec.length) return 'none'
+  const schemes = (r: Record<string, unknown>) => Object.keys(r)
+  const kinds = new Set(sec.flatMap((r) => schemes(r).map((n) => doc.components?.securitySchemes?.[n]?.type === 'http' ? 'bearer' : 'apiKey')))
+  const optional = sec.some((r) => schemes(r).length === 0)
+  if (optional) return 'optional'
+  return kinds.has('bearer') && kinds.has('apiKey') ? 'either' : kinds.has('bearer') ? 'bearer' : 'apiKey'
+}
+
+export function operationsOf(c: Contract): Operation[] {
+  const doc = c.doc
+  const out: Operation[] = []
+  for (const e of c.ops) {
+    const item = doc.paths[e.template] ?? {}
+    const params = new Map<string, Param>()
+    for (const p0 of [...(item.parameters ?? []), ...(e.op.parameters ?? [])]) {
+      const p = c.deref(p0)
+      if (!p?.name) continue
+      params.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: !!p.required || p.in === 'path', schema: p.schema ?? {} })
+    }
+    const rb = e.op.requestBody ? c.deref(e.op.requestBody) : null
+    const content: Record<string, unknown> = {}
+    for (const [mt, m] of Object.entries<any>(rb?.content ?? {})) content[mt] = m?.schema ?? {}
+    const responses = Object.values<any>(e.op.responses ?? {}).map((r) => c.deref(r))
+    const sse = responses.some((r) => r?.content?.['text/event-stream'] || /event-stream/.test(r?.description ?? ''))
+    out.push({
+      key: `${e.method} ${e.template}`, method: e.method, template: e.template, op: e.op, auth: authOf(e.op, doc),
+      params: [...params.values()], body: rb ? { required: !!rb.required, content } : null, sse,
+      mutating: !['GET', 'HEAD', 'OPTIONS'].includes(e.method),
+    })
+  }
+  return out
+}
+
+/** The path of an operation with its parameters filled in (encoded). */
+export function fillPath(template: string, values: Record<string, string>): string {
+  return template.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(values[n] ?? ''))
+}
+
+/**
+ * Sends one request through the contract-checked client. Event streams are read for status and
+ * headers only (then let go); every request gives up after `timeoutMs`.
+ */
+export async function send(s: TestServer, op: Operation, url: string, o: ReqOptions, timeoutMs = 20_000): Promise<Res> {
+  if (!op.sse) return s.req(op.method, url, { ...o, signal: AbortSignal.timeout(timeoutMs) })
+  const headers: Record<string, string> = { ...o.headers }
+  if (o.token) headers.authorization = `Bearer ${o.token}`
+  if (o.key) headers['x-api-key'] = o.key
+  const ac = new AbortController()
+  const timer = setTimeout(() => ac.abort(), timeoutMs)
+  try {
+    const res = await fetch(s.url + url, { method: op.method, headers, signal: ac.signal })
+    const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
+    const text = streaming ? null : await res.text()
+    if (streaming) ac.abort()
+    await s.checkContract(op.method, url, { status: res.status, headers: res.headers, text })
+    let parsed: any = text
+    try { parsed = text ? JSON.parse(text) : null } catch { /* not JSON */ }
+    return { status: res.status, headers: res.headers, body: parsed, text: text ?? '' }
+  } finally { clearTimeout(timer) }
+}
+
+/** Reads an event stream to its end (a finished job or task replays its last events and ends). */
+export async function readStream(s: TestServer, path: string, token: string, timeoutMs = 20_000): Promise<string> {
+  const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) })
+  return res.text()
+}
+
+/** An operator's resources: one of every kind the routes take ids of. */
+export interface Owner {
+  login: string
+  token: string
+  operatorId: string
+  /** An operator API key (not bound to an agent). */
+  key: { key: string; id: string; keyPrefix: string; name: string }
+  agent: { agentId: string; apiKey: string; keyId: string; displayName: string; description: string }
+  /** A second agent of the same operator (its key is the "agent key on another agent's resources"). */
+  agentB: { agentId: string; apiKey: string; keyId: string }
+  task: { id: string; prompt: string; output: string; ipfsCid: string | null; receiptCid: string | null; attestationUid: string | null }
+  job: { jobId: string; prompt: string; events: string }
+  upload: { cid: string }
+  wallet: string
+  txHash: string
+}
+
+/** A fresh EVM-style address (not bound to anyone). */
+export function randomAddress(): string {
+  return '0x' + [...crypto.getRandomValues(new Uint8Array(20))].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+const must = <T>(r: { status: number; text: string; body: T }, ok: number[], what: string): T => {
+  if (!ok.includes(r.status)) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 400)}`)
+  return r.body
+}
+
+/**
+ * Signs up an operator (made ENTERPRISE with credits by the admin, so no tier cap or balance
+ * gets in the way) and creates its agent, second agent, key, a finished task, a compute job,
+ * an upload and a faucet transfer. `tag` makes every private string unique to this operator.
+ */
+export async function createOwner(s: TestServer, admin: string, login: string, tag: string): Promise<Owner> {
+  const token = await s.signup(login)
+  const operatorId = must(await s.get('/api/v1/auth/me', { token }), [200], 'me').id as string
+  must(await s.patch(`/api/v1/admin/operators/${operatorId}`, { tierOverride: 'ENTERPRISE' }, { token: admin }), [200], 'tier')
+  must(await s.post('/api/v1/admin/credits', { operatorId, amount: 1_000_000, reason: 'contract tests' }, { token: admin }), [200], 'credits')
+  const keyName = `key ${tag}`
+  const key = must(await s.post('/api/v1/operator/keys', { name: keyName, rateLimitRpm: 1_000_000 }, { token }), [200], 'key') as any
+  const displayName = `Agent ${tag}`
+  const description = `private description ${tag}`
+  const agent = must(await s.post('/api/v1/agents/register', { displayName, description, capabilities: ['general', 'sentiment_analysis'] }, { token }), [201], 'agent') as any
+  const agentB = must(await s.post('/api/v1/agents/register', { displayName: `Other agent ${tag}`, capabilities: ['general'] }, { token }), [201], 'agent B') as any
+  const prompt = `secret prompt ${tag}: the quarterly numbers of ${tag} look fine and the plan holds.`
+  const task = must(await s.post('/api/v1/tasks/submit?wait=20', { agentId: agent.agentId, taskType: 'general', prompt }, { key: key.key }), [200], 'task') as any
+  const jobPrompt = `secret compute prompt ${tag}`
+  const job = must(await s.post('/api/v1/compute', { prompt: jobPrompt, agentId: agent.agentId }, { token }), [202], 'compute') as any
+  const events = await readStream(s, `/api/v1/compute/${job.jobId}/status`, token) // until it has finished
+  const upload = must(await s.post('/v1/prior/claim', { note: `upload ${tag}` }, { token }), [201], 'upload') as any
+  const wallet = randomAddress()
+  const drip = must(await s.post('/api/v1/faucet/usdc', { wallet, amount: 1 }), [200], 'faucet') as any
+  return {
+    login, token, operatorId,
+    key: { key: key.key, id: key.id, keyPrefix: key.keyPrefix, name: keyName },
+    agent: { agentId: agent.agentId, apiKey: agent.apiKey, keyId: agent.keyId, displayName, description },
+    agentB: { agentId: agentB.agentId, apiKey: agentB.apiKey, keyId: agentB.keyId },
+    task: { id: task.id, prompt, output: String(task.output ?? ''), ipfsCid: task.ipfsCid ?? null, receiptCid: task.receiptCid ?? null, attestationUid: task.attestationUid ?? null },
+    job: { jobId: job.jobId, prompt: jobPrompt, events },
+    upload: { cid: upload.cid },
+    wallet,
+    txHash: drip.devWalletTxHash,
+  }
+}
