@@ -43,6 +43,8 @@ export const SETTINGS: Setting[] = [
   { key: 'github.webUrl', env: 'TASKGATE_GITHUB_WEB_URL', kind: 'string', def: 'https://github.com', doc: 'GitHub web base URL (authorize and token endpoints).' },
   { key: 'github.apiUrl', env: 'TASKGATE_GITHUB_API_URL', kind: 'string', def: 'https://api.github.com', doc: 'GitHub API base URL.' },
   { key: 'metrics.token', env: 'TASKGATE_METRICS_TOKEN', kind: 'string', def: '', doc: 'When set, /metrics requires `Authorization: Bearer <token>`.' },
+  { key: 'tos.required', env: 'TASKGATE_TOS_REQUIRED', kind: 'bool', def: false, doc: 'Require acceptance of the current Terms of Service before submit and compute (403 TOS_NOT_ACCEPTED).' },
+  { key: 'webhooks.allowPrivate', env: 'TASKGATE_WEBHOOK_ALLOW_PRIVATE', kind: 'bool', def: false, doc: 'Let webhook and callback URLs reach loopback, private, link-local and metadata addresses (tests, trusted LANs).' },
   { key: 'testClock', env: 'TASKGATE_TEST_CLOCK', kind: 'bool', def: false, doc: 'Enable the admin test clock (testnet only).' },
   { key: 'tiers.free.monthlyCredits', env: 'TASKGATE_TIERS_FREE_MONTHLY_CREDITS', kind: 'int', def: 100, doc: 'Monthly credit allocation, FREE.' },
   { key: 'tiers.pro.monthlyCredits', env: 'TASKGATE_TIERS_PRO_MONTHLY_CREDITS', kind: 'int', def: 1000, doc: 'Monthly credit allocation, PRO.' },
@@ -100,6 +102,10 @@ export interface Config {
   github: { clientId: string; clientSecret: string; webUrl: string; apiUrl: string; enabled: boolean }
   metricsToken: string
   testClock: boolean
+  /** Webhook and callback URLs may reach private addresses (TASKGATE_WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean
+  /** Submit and compute need the current ToS accepted. */
+  tosRequired: boolean
   monthlyCredits: Record<Tier, number>
   proPriceMonthlyUsd: number
   topUpPacks: { credits: number; priceUsd: number }[]
@@ -227,6 +233,8 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     },
     metricsToken: flat['metrics.token'] as string,
     testClock: (flat.testClock as boolean) && phase === 'testnet',
+    webhookAllowPrivate: flat['webhooks.allowPrivate'] as boolean,
+    tosRequired: flat['tos.required'] as boolean,
     monthlyCredits: {
       FREE: flat['tiers.free.monthlyCredits'] as number,
       PRO: flat['tiers.pro.monthlyCredits'] as number,

@@ -19,6 +19,12 @@ import { taskRoutes } from './tasks/routes'
 import { walletRoutes } from './wallet/routes'
 import { createLogger, type Logger } from './log'
 import { operatorRoutes } from './operators/routes'
+import { guardrailRoutes } from './guardrails/routes'
+import { tosRoutes } from './tos/routes'
+import { complianceRoutes } from './compliance/routes'
+import { exportRoutes } from './export/routes'
+import { approvalRoutes } from './approvals/routes'
+import { webhookRoutes } from './webhooks/routes'
 import { buildServices, type Services } from './services'
 import { systemRoutes, VERSION } from './system/routes'
 
@@ -32,7 +38,7 @@ export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.di
 export function allRoutes(s: Services): RouteDef[] {
   const routes: RouteDef[] = []
   let openapi = ''
-  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s))
+  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
   const c = s.config
   openapi = JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm }))
   return routes
@@ -77,6 +83,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (!s.signer.startWorker()) log.warn('signing runs on the main thread (no worker)')
   s.jobs.start(250, s.storage)
   startupWrite(s, 'credit refill schedule', () => s.credits.schedule())
+  startupWrite(s, 'compliance certificate schedule', () => s.compliance.schedule())
+  startupWrite(s, 'webhook deliveries interrupted by a stop', () => { s.outbox.recover() })
   s.overflow.start(s.storage)
   startupWrite(s, 'resume tasks whose overflow compute finished', () => { s.pipeline.resumeFinishedCompute() })
   s.setup.open(s.operators.countAdmins() === 0)

@@ -8,6 +8,7 @@ import { ComputeService } from './compute/service'
 import { Ledger } from './credits/ledger'
 import { CreditService } from './credits/service'
 import { GuardrailStore } from './guardrails/store'
+import { KILL_SWITCH_CODE, KillSwitch } from './guardrails/kill-switch'
 import { IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
 import { PioneerService } from './pioneer/service'
@@ -32,6 +33,17 @@ import type { OperatorService } from './operators/service'
 import { SetupService } from './operators/setup'
 import { TokenService } from './operators/tokens'
 import { loadSecrets, type Secrets } from './secrets'
+import { TosService } from './tos/service'
+import { ComplianceService } from './compliance/service'
+import { ExportService } from './export/service'
+import { agentView } from './agents/service'
+import { keyRecord } from './keys/service'
+import { configView } from './guardrails/store'
+import { killSwitchOf } from './guardrails/kill-switch'
+import { ApprovalService } from './approvals/service'
+import { WebhookOutbox } from './webhooks/outbox'
+import { WebhookSecrets } from './webhooks/secrets'
+import type { StoredConfig } from './guardrails/store'
 
 export interface Services {
   config: Config
@@ -58,6 +70,7 @@ export interface Services {
   overflow: OverflowQueue
   ipfs: IpfsNode
   guardrails: GuardrailStore
+  killSwitch: KillSwitch
   uploads: UploadService
   signer: Signer
   chainInfo: { taskSchema: { schema: string; uid: string } }
@@ -67,6 +80,18 @@ export interface Services {
   usdc: MockUsdc
   x402: X402Gate
   faucet: Faucet
+  /** Terms of Service versions and acceptances. */
+  tos: TosService
+  /** Compliance certificates (on demand and monthly). */
+  compliance: ComplianceService
+  /** The operator's streamed data export. */
+  exporter: ExportService
+  /** The approval queue (holds, resolve, expiry). */
+  approvals: ApprovalService
+  /** The durable webhook outbox. */
+  outbox: WebhookOutbox
+  /** HMAC keys of the operators' webhooks. */
+  webhookSecrets: WebhookSecrets
   explorer: { tx(hash: string): string; attestation(uid: string): string }
   github: GithubClient | null
   /** Base URL users reach the service at (configured, or derived from the bound address). */
@@ -108,7 +133,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
     setBoundPort: (p) => { port = p },
     ledger, compute, ipfs,
-    guardrails: new GuardrailStore(db.$client),
+    guardrails: null as unknown as GuardrailStore,
+    killSwitch: null as unknown as KillSwitch,
     uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
     pioneer: new PioneerService(db.$client, clock),
     agents: new AgentService(db.$client, clock, keys, compute.modelExists),
@@ -121,6 +147,12 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     usdc: new MockUsdc(db.$client, clock),
     x402: null as unknown as X402Gate,
     faucet: null as unknown as Faucet,
+    tos: null as unknown as TosService,
+    compliance: null as unknown as ComplianceService,
+    exporter: null as unknown as ExportService,
+    approvals: null as unknown as ApprovalService,
+    outbox: null as unknown as WebhookOutbox,
+    webhookSecrets: null as unknown as WebhookSecrets,
     credits: null as unknown as CreditService,
     explorer: {
       tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
@@ -138,6 +170,47 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
     if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))()
+  })
+  s.guardrails = new GuardrailStore(db.$client, clock, s.jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
+  // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.
+  s.killSwitch = new KillSwitch(db.$client, clock, (operatorId, reason) => {
+    const message = `stopped by the kill-switch: ${reason}`
+    const jobs = s.overflow.cancelQueued(operatorId, KILL_SWITCH_CODE, message)
+    for (const j of jobs) if (!j.taskId) ledger.refund(operatorId, `compute:${j.id}`, 'compute_refund')
+    s.approvals.endForOperator(operatorId, reason) // their requests end too (EXPIRED, the reason as note)
+    const tasks = s.pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
+    return { tasks, jobs: jobs.filter((j) => !j.taskId).length }
+  })
+  s.webhookSecrets = new WebhookSecrets(db.$client, clock, secrets.dataKey, (id) => (s.guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
+  s.outbox = new WebhookOutbox(db.$client, clock, s.jobs, log, { signer: s.signer, secretFor: (id) => s.webhookSecrets.secretFor(id), allowPrivate: config.webhookAllowPrivate })
+  s.approvals = new ApprovalService(db.$client, clock, s.jobs, s.outbox, {
+    settings: (id) => s.guardrails.current(id),
+    trustLevelOf: (agentId) => { const a = s.agents.byId(agentId); return a ? s.agents.trust(a).trustLevel : 'QUARANTINE' },
+    pipeline: s.pipeline,
+    receiptOf: (t) => ({
+      taskId: t.id, status: t.status, agentId: t.agentId, latencyMs: t.latencyMs, creditCharged: t.creditsCharged, ipfsCid: t.ipfsCid,
+      attestationUid: t.attestationUid, verificationBasescanUrl: t.verificationProof ? s.explorer.tx(t.verificationProof) : null, receiptCid: t.receiptCid, failureCode: t.failureCode,
+    }),
+    resolveUrl: (id) => `${s.baseUrl()}/#/approvals/${id}`,
+  })
+  s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.pipeline.store, config.tosRequired)
+  s.compliance = new ComplianceService(db.$client, clock, s.signer, ipfs, s.jobs, operators, log)
+  s.exporter = new ExportService(db.$client, clock, {
+    profile: (id) => operators.profile(operators.byId(id)!),
+    keys: (id) => keys.list(id).map(keyRecord),
+    agents: (id) => s.agents.list(id).map(agentView),
+    task: (t) => s.tasks.detail(t, true),
+    selectTasks: (where, args, orderLimit) => s.pipeline.store.select(where, args, orderLimit),
+    guardrails: (id) => {
+      const st = s.guardrails.state(id)
+      const iso = (ms: number) => new Date(ms).toISOString()
+      return { current: configView(st.current), pending: st.pending ? { config: configView(st.pending.config), activatesAt: iso(st.pending.activatesAt) } : null, killSwitch: killSwitchOf(operators.byId(id)?.flags) }
+    },
+    approvals: (id) => s.approvals.listAll(id),
+    tos: (id) => ({ status: s.tos.status(id), acceptances: s.tos.acceptances(id) }),
+    certificates: (id) => s.compliance.list(id),
+    wallet: (id) => ({ walletAddress: operators.byId(id)?.walletAddress ?? null }),
+    pioneerEvents: (id) => s.pioneer.events(id, 1_000_000),
   })
   return s
 }

@@ -342,10 +342,39 @@ function renderNav(active) {
   const sess = $('session')
   if (session.token && state.me) {
     sess.replaceChildren(
+      killSwitchButton(state.me),
       h('span', null, 'Signed in as ', h('strong', null, state.me.identityLogin)),
       h('button', { type: 'button', class: 'secondary small', onclick: logout }, 'Sign out'),
     )
   } else sess.replaceChildren()
+  const stopped = !!(session.token && state.me && state.me.flags && state.me.flags.killSwitch)
+  document.body.classList.toggle('kill-switch-on', stopped)
+}
+
+/**
+ * The kill-switch, in the header of every page: one click (and a confirmation) stops every
+ * submission and compute request of this operator at once, and fails what is queued or held.
+ */
+function killSwitchButton(me) {
+  const active = !!(me.flags && me.flags.killSwitch)
+  return h('button', {
+    type: 'button', class: active ? 'small kill-switch active' : 'small kill-switch', 'aria-pressed': active ? 'true' : 'false',
+    title: active ? 'The kill-switch is on: submissions and compute are refused' : 'Stop all submissions and compute now',
+    onclick: async () => {
+      const turnOn = !active
+      let reason = null
+      if (turnOn) {
+        reason = prompt('Turn the kill-switch ON?\n\nEvery new task and compute request is refused at once, and queued or held tasks fail (refunded). Reads keep working.\n\nReason (optional):', '')
+        if (reason === null) return
+      } else if (!confirm('Turn the kill-switch OFF and accept submissions again?')) return
+      try {
+        await api('PATCH', '/api/v1/operator/kill-switch', reason ? { active: turnOn, reason } : { active: turnOn })
+        state.me = null
+        showFlash(turnOn ? 'Kill-switch ON: submissions and compute are stopped.' : 'Kill-switch off: submissions are accepted again.')
+        render()
+      } catch (err) { showError(err) }
+    },
+  }, active ? 'Kill-switch ON' : 'Kill-switch')
 }
 
 async function logout() {
@@ -1518,6 +1547,222 @@ async function bindWallet(eth) {
 
 // ---------------------------------------------------------------------------
 // Providers (admin)
+
+const GUARDRAIL_NUMBERS = [
+  ['maxCreditsPerDay', 'Max credits per day', 'credits spent since 00:00 UTC'],
+  ['maxTasksPerHour', 'Max tasks per hour', 'admitted tasks in the last 60 minutes'],
+  ['maxPromptLength', 'Max prompt length', 'characters'],
+  ['approvalThreshold', 'Approval threshold', 'hold actions whose requestedValue exceeds this'],
+]
+
+function guardrailRows(c) {
+  const list = (xs, empty) => (xs && xs.length ? xs.join(', ') : h('span', { class: 'muted' }, empty))
+  const num = (v) => (v === null || v === undefined ? h('span', { class: 'muted' }, 'no limit') : fmtInt(v))
+  return dl([
+    ...GUARDRAIL_NUMBERS.map(([k, label]) => [label, num(c[k])]),
+    ['Allowed task types', list(c.allowedTaskTypes, 'all')],
+    ['Blocked patterns', list(c.blockedPatterns, 'none')],
+    ['Approval TTL', `${c.approvalTtlHours} h`],
+    ['Approval webhook', c.approvalWebhookUrl ? h('code', { class: 'break' }, c.approvalWebhookUrl) : dash()],
+    ['Webhook secret', c.approvalWebhookSecretSet ? 'set' : h('span', { class: 'muted' }, 'not set')],
+    ['Auto-approval rules', c.approvalAutoRules && c.approvalAutoRules.length ? jsonBlock(c.approvalAutoRules) : h('span', { class: 'muted' }, 'none')],
+    ['Publish outputs on IPFS', c.publishOutputs ? 'yes' : 'no (hashes only)'],
+  ])
+}
+
+/** "in 27 s" until `iso`, refreshed every second while the page is shown. */
+function countdown(iso, ctx, onDone) {
+  const el = h('strong', { class: 'countdown' })
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((Date.parse(iso) - Date.now()) / 1000))
+    el.textContent = left > 0 ? `activates in ${left} s` : 'activating…'
+    if (left === 0) { clearInterval(timer); onDone() }
+  }
+  const timer = setInterval(tick, 1000)
+  ctx.onLeave(() => clearInterval(timer))
+  tick()
+  return el
+}
+
+route('guardrails', {
+  title: 'Guardrails', nav: 'Guardrails', order: 55,
+  async render(ctx) {
+    ctx.view.append(pageHead('Guardrails', 'Limits every task of this operator passes in stage 1. A change waits 30 seconds before it applies, so a leaked session cannot switch protections off silently; the kill-switch in the header applies at once.'))
+    const body = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
+    ctx.view.append(body)
+
+    async function refresh() {
+      const g = await api('GET', '/api/v1/operator/guardrails')
+      if (!ctx.alive()) return
+      const pendingCard = g.pending
+        ? h('div', { class: 'card pending' }, h('div', { class: 'card-head' }, h('h2', null, 'Pending'), countdown(g.pending.activatesAt, ctx, () => setTimeout(() => { if (ctx.alive()) refresh().catch(ctx.error) }, 1500))), guardrailRows(g.pending.config))
+        : h('div', { class: 'card pending' }, h('h2', null, 'Pending'), h('p', { class: 'muted' }, 'No change waiting.'))
+      const ks = g.killSwitch
+      body.replaceChildren(
+        ks.active ? h('div', { class: 'card kill-switch-card' }, h('h2', null, 'Kill-switch is ON'), h('p', null, ks.reason || 'No reason given.'), h('p', { class: 'muted' }, 'Since ', dateCell(ks.updatedAt))) : null,
+        h('div', { class: 'grid-2' }, h('div', { class: 'card current' }, h('h2', null, 'Active now'), guardrailRows(g.current)), pendingCard),
+        editForm(g.pending ? g.pending.config : g.current),
+      )
+    }
+
+    function editForm(c) {
+      const numbers = GUARDRAIL_NUMBERS.map(([k, label, hint]) => field(label, h('input', { type: 'number', name: k, min: 0, step: 1, value: c[k] ?? '', placeholder: 'no limit', inputmode: 'numeric' }), hint))
+      const types = h('fieldset', { class: 'checks' }, h('legend', null, 'Allowed task types (none checked = all)'),
+        CAPABILITIES.map((t) => h('label', null, h('input', { type: 'checkbox', name: `type:${t}`, checked: c.allowedTaskTypes.includes(t) }), ' ', t)))
+      const form = h('form', { class: 'form', 'aria-label': 'Edit guardrails' },
+        h('h2', null, 'Change guardrails'),
+        h('div', { class: 'form-row' }, numbers),
+        types,
+        field('Blocked patterns', textarea({ name: 'blockedPatterns', value: c.blockedPatterns.join('\n') }), 'one per line; plain text matched case-insensitively anywhere in the prompt (not regular expressions); at most 100 of 200 characters'),
+        h('div', { class: 'form-row' },
+          field('Approval TTL (hours)', h('input', { type: 'number', name: 'approvalTtlHours', min: 1, max: 720, step: 1, value: c.approvalTtlHours, required: true })),
+          field('Approval webhook URL', h('input', { type: 'url', name: 'approvalWebhookUrl', value: c.approvalWebhookUrl ?? '', placeholder: 'https://…' }))),
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'publishOutputs', checked: !!c.publishOutputs }), ' Publish outputs in the public IPFS task documents (otherwise only their hash)'),
+        h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save (applies in 30 s)')))
+      submitting(form, ctx, async (v) => {
+        const patch = {}
+        for (const [k] of GUARDRAIL_NUMBERS) patch[k] = v[k] === '' ? null : Number(v[k])
+        patch.allowedTaskTypes = CAPABILITIES.filter((t) => v[`type:${t}`])
+        patch.blockedPatterns = v.blockedPatterns.split('\n').map((x) => x.trim()).filter(Boolean)
+        patch.approvalTtlHours = Number(v.approvalTtlHours)
+        patch.approvalWebhookUrl = v.approvalWebhookUrl.trim() || null
+        patch.publishOutputs = !!v.publishOutputs
+        await api('PATCH', '/api/v1/operator/guardrails', patch)
+        ctx.flash('Saved: the new guardrails apply in 30 seconds.')
+        await refresh()
+      })
+      return h('div', { class: 'card' }, form)
+    }
+
+    await refresh()
+  },
+})
+
+/** Downloads a JSON response that needs the bearer token (a plain link cannot send it). */
+async function downloadJson(path, filename) {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${session.token}`, accept: 'application/json, application/problem+json' }, cache: 'no-store' })
+  if (!res.ok) {
+    let problem = null
+    try { problem = await res.json() } catch { /* not JSON */ }
+    throw new ApiError(res.status, problem)
+  }
+  const url = URL.createObjectURL(await res.blob())
+  const a = h('a', { href: url, download: filename })
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+function saveJson(value, filename) {
+  const url = URL.createObjectURL(new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }))
+  const a = h('a', { href: url, download: filename })
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+route('compliance', {
+  title: 'Compliance', nav: 'Compliance', order: 57,
+  async render(ctx) {
+    ctx.view.append(pageHead('Compliance', 'Terms of Service, signed compliance certificates, and an export of everything this account holds.'))
+    const tosSlot = h('div', { class: 'card' }, h('h2', null, 'Terms of Service'), h('p', { class: 'muted' }, 'Loading…'))
+    const certSlot = h('div', { class: 'card' }, h('h2', null, 'Compliance certificates'), h('p', { class: 'muted' }, 'Loading…'))
+    const exportBtn = h('button', { type: 'button', class: 'secondary' }, 'Download export (JSON)')
+    exportBtn.addEventListener('click', async () => {
+      exportBtn.disabled = true
+      clearBanner()
+      try { await downloadJson('/api/v1/operator/export', `taskgate-export-${new Date().toISOString().slice(0, 10)}.json`) } catch (err) { ctx.error(err) } finally { exportBtn.disabled = false }
+    })
+    ctx.view.append(tosSlot, certSlot, h('div', { class: 'card' }, h('h2', null, 'Export'),
+      h('p', { class: 'muted' }, 'One JSON document with your profile, keys (redacted), agents, tasks with outputs, ledger, guardrails, approvals, ToS acceptance, certificates, wallet and pioneer events. It holds no secret: no full key, hash, token or webhook secret.'),
+      exportBtn))
+
+    async function loadTos() {
+      const st = await api('GET', '/api/v1/operator/tos/status')
+      if (!ctx.alive()) return
+      const accept = h('button', { type: 'button' }, `Accept version ${st.currentVersion}`)
+      accept.addEventListener('click', async () => {
+        accept.disabled = true
+        try {
+          await api('POST', '/api/v1/operator/tos/accept', { version: st.currentVersion })
+          ctx.flash(`Terms of Service version ${st.currentVersion} accepted.`)
+          await loadTos()
+        } catch (err) { ctx.error(err); accept.disabled = false }
+      })
+      const current = st.accepted && st.version === st.currentVersion
+      tosSlot.replaceChildren(h('h2', null, 'Terms of Service'), dl([
+        ['Current version', h('code', null, st.currentVersion)],
+        ['Accepted', current ? h('span', { class: 'badge green' }, `version ${st.version}`) : st.accepted ? h('span', { class: 'badge amber' }, `version ${st.version} (outdated)`) : h('span', { class: 'badge amber' }, 'not yet')],
+        ['Accepted at', st.acceptedAt ? dateCell(st.acceptedAt) : dash()],
+        ['Signed acceptance', st.ipfsCid ? ipfsLink(st.ipfsCid) : dash()],
+      ]), current ? null : h('div', { class: 'actions' }, accept))
+    }
+
+    async function loadCerts() {
+      const certs = await api('GET', '/api/v1/operator/compliance')
+      if (!ctx.alive()) return
+      const generate = h('button', { type: 'button' }, 'Generate a certificate now')
+      generate.addEventListener('click', async () => {
+        generate.disabled = true
+        clearBanner()
+        try {
+          await api('POST', '/api/v1/operator/compliance/generate')
+          ctx.flash('Certificate issued.')
+          await loadCerts()
+        } catch (err) { ctx.error(err); generate.disabled = false }
+      })
+      const rows = certs.map((c) => h('tr', null,
+        h('td', null, dateCell(c.issuedAt)),
+        h('td', null, `${fmtDate(c.periodStart)} → ${fmtDate(c.periodEnd)}`),
+        h('td', null, tierBadge(c.tier)),
+        h('td', null, mono(c.certHash)),
+        h('td', null, ipfsLink(c.ipfsCid)),
+        h('td', null, h('button', { type: 'button', class: 'secondary small', onclick: () => saveJson(c, `taskgate-certificate-${c.id}.json`) }, 'Download'))))
+      certSlot.replaceChildren(
+        h('div', { class: 'card-head' }, h('h2', null, 'Compliance certificates'), generate),
+        h('p', { class: 'muted' }, 'Signed by the service key (EIP-191 over keccak256 of the canonical JSON); verifiable from the certificate alone (docs/compliance.md). Issued every month for PRO and ENTERPRISE.'),
+        certs.length
+          ? h('table', null, h('thead', null, h('tr', null, ['Issued', 'Period', 'Tier', 'certHash', 'IPFS', ''].map((x) => h('th', null, x)))), h('tbody', null, rows))
+          : h('p', { class: 'empty muted' }, 'No certificate yet.'))
+    }
+
+    await Promise.all([loadTos().catch(ctx.error), loadCerts().catch((err) => {
+      if (err instanceof ApiError && err.problem.code === 'TIER_REQUIRED') certSlot.replaceChildren(h('h2', null, 'Compliance certificates'), h('p', { class: 'muted' }, 'Certificates are available on the PRO and ENTERPRISE tiers.'))
+      else ctx.error(err)
+    })])
+  },
+})
+
+route('terms', {
+  title: 'Terms of Service versions', nav: 'Terms', order: 95, visible: (me) => !!(me && me.flags && me.flags.admin),
+  async render(ctx) {
+    ctx.view.append(pageHead('Terms of Service', 'Publishing a version makes it current; operators accept it on their Compliance page (and must, when TASKGATE_TOS_REQUIRED=1).'))
+    const list = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
+    const form = h('form', { class: 'form', 'aria-label': 'Publish a ToS version' },
+      h('div', { class: 'form-row' }, field('Version', h('input', { type: 'text', name: 'version', required: true, maxlength: 32, placeholder: 'e.g. 2' }))),
+      field('Text', textarea({ name: 'text', required: true, rows: 8 })),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Publish')))
+    ctx.view.append(h('div', { class: 'card' }, h('h2', null, 'Versions'), list), h('div', { class: 'card' }, h('h2', null, 'Publish a new version'), form))
+    async function refresh() {
+      const versions = await api('GET', '/api/v1/admin/tos')
+      if (!ctx.alive()) return
+      const items = Array.isArray(versions) ? versions : versions.data || []
+      list.replaceChildren(items.length
+        ? h('table', null, h('thead', null, h('tr', null, ['Version', 'Published', 'Current'].map((x) => h('th', null, x)))),
+          h('tbody', null, items.map((v) => h('tr', null, h('td', null, h('code', null, v.version)), h('td', null, dateCell(v.createdAt || v.publishedAt)), h('td', null, v.current ? h('span', { class: 'badge green' }, 'current') : '')))))
+        : h('p', { class: 'empty muted' }, 'No versions.'))
+    }
+    submitting(form, ctx, async (v) => {
+      await api('POST', '/api/v1/admin/tos', { version: v.version.trim(), text: v.text })
+      form.reset()
+      ctx.flash(`Version ${v.version.trim()} published.`)
+      await refresh()
+    })
+    await refresh()
+  },
+})
 
 route('providers', {
   title: 'Providers', nav: 'Providers', order: 70,

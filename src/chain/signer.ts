@@ -30,6 +30,11 @@ export const RECEIPT_TYPES = {
   ],
 } as const
 
+/** The 15 approval webhook fields in the anchor's order (anchor-api §4.6), every one a string. */
+export const WEBHOOK_FIELDS = ['event', 'approvalId', 'taskId', 'agentId', 'actionType', 'operation', 'target', 'requestedValue', 'currency',
+  'triggerPolicy', 'triggerReason', 'resolveUrl', 'decision', 'decidedBy', 'timestamp'] as const
+export const WEBHOOK_TYPES = { ApprovalWebhook: WEBHOOK_FIELDS.map((name) => ({ name, type: 'string' })) }
+
 export const EAS_TYPES = {
   Attest: [
     { name: 'version', type: 'uint16' }, { name: 'schema', type: 'bytes32' }, { name: 'recipient', type: 'address' },
@@ -53,6 +58,8 @@ export class Signer {
   readonly keyId: string
   readonly receiptDomain: { name: string; version: string; chainId: number }
   readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
+  /** Approval webhooks (decisions.md §14): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
+  readonly webhookDomain: { name: string; version: string; chainId: number }
   private worker: Worker | null = null
   private pending = new Map<number, { resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
@@ -60,6 +67,7 @@ export class Signer {
   constructor(private privateKey: Hex, readonly since: string, readonly chainId: number) {
     this.receiptDomain = { name: 'TaskGate Receipt', version: '1', chainId }
     this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
+    this.webhookDomain = { name: 'TaskGate Webhook', version: '1', chainId }
     this.account = privateKeyToAccount(privateKey)
     this.keyId = `signer-${this.account.address.slice(2, 10).toLowerCase()}`
   }
@@ -96,6 +104,11 @@ export class Signer {
   async signReceipt(message: ReceiptMessage): Promise<SignedTypedData<Record<string, unknown>>> {
     const signature = await this.sign({ domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message } as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0])
     return { payload: { domain: { ...this.receiptDomain }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message: jsonSafe(message as unknown as Record<string, unknown>) }, signature, signer: this.address }
+  }
+
+  /** EIP-712 signature of an approval webhook's normalised fields (primary type ApprovalWebhook, all strings). */
+  signWebhook(message: Record<string, string>): Promise<Hex> {
+    return this.sign({ domain: this.webhookDomain, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook', message } as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0])
   }
 
   /** An EAS Version 2 offchain attestation, the object shape eas-sdk emits. */

@@ -47,6 +47,7 @@ export class OverflowQueue {
       finish: db.prepare('UPDATE compute_jobs SET status = ?2, result = ?3, error_code = ?4, error_message = ?5, finished_at = ?6 WHERE id = ?1'),
       events: db.prepare('SELECT id, event, data FROM compute_job_events WHERE job_id = ?1 AND id > ?2 ORDER BY id'),
       recover: db.prepare("UPDATE compute_jobs SET status = 'queued', started_at = NULL WHERE status = 'running'"),
+      cancelQueued: db.prepare("UPDATE compute_jobs SET status = 'failed', error_code = ?2, error_message = ?3, finished_at = ?4 WHERE operator_id = ?1 AND status = 'queued' RETURNING id, task_id AS taskId"),
     }
     compute.onCapacity(() => this.pump())
   }
@@ -102,6 +103,16 @@ export class OverflowQueue {
     this.emit(id, 'queued', { position })
     queueMicrotask(() => this.pump())
     return { id, position }
+  }
+
+  /**
+   * Fails every still-queued job of the operator (e.g. the kill-switch) inside the caller's
+   * transaction and returns them; the caller refunds them or fails their tasks.
+   */
+  cancelQueued(operatorId: string, code: string, message: string): { id: string; taskId: string | null }[] {
+    const rows = this.q.cancelQueued.all(operatorId, code, message, this.clock.now()) as { id: string; taskId: string | null }[]
+    for (const r of rows) this.emit(r.id, 'failed', { code, message })
+    return rows
   }
 
   job(id: string) {

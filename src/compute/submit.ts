@@ -5,6 +5,7 @@
 import { InsufficientCredits } from '../credits/ledger'
 import { actingAgent, type Principal } from '../http/auth'
 import { badRequest } from '../http/errors'
+import { assertNotKilled } from '../guardrails/kill-switch'
 import { newId, sha256Hex } from '../lib/ids'
 import type { Services } from '../services'
 import type { ChatMessage } from './types'
@@ -38,11 +39,14 @@ export async function submitCompute(s: Services, p: Principal, input: ComputeInp
   const messages = input.messages ?? (input.prompt ? [{ role: 'user' as const, content: input.prompt }] : null)
   if (!messages) throw badRequest('PROMPT_REQUIRED', 'send prompt or messages')
   if (input.agentId) s.agents.owned(p.operator.id, input.agentId) // another operator's agent → 404
+  assertNotKilled(p.operator) // before any payment or credit
+  s.tos.assertAccepted(p.operator.id) // TASKGATE_TOS_REQUIRED: 403 TOS_NOT_ACCEPTED, before any payment or credit
   const cost = s.tasks.costOf(input.taskType ?? 'general')
   const paid = await s.x402.gate(request, p, cost, ip)
   const id = newId('job')
   try {
     const r = s.db.$client.transaction(() => {
+      assertNotKilled(s.operators.byId(p.operator.id) ?? p.operator) // turned on while the payment was checked
       if (idempotencyKey) { // a concurrent twin may have won while the payment was checked
         const prior = s.overflow.replay(p.operator.id, idempotencyKey, hash)
         if (prior) return { job: prior, replayed: true }

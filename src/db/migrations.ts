@@ -6,12 +6,16 @@ import m0000 from '../../migrations/0000_init.sql' with { type: 'text' }
 import m0001 from '../../migrations/0001_pipeline.sql' with { type: 'text' }
 import m0002 from '../../migrations/0002_money.sql' with { type: 'text' }
 import m0003 from '../../migrations/0003_abuse.sql' with { type: 'text' }
+import m0004 from '../../migrations/0004_governance.sql' with { type: 'text' }
+import m0005 from '../../migrations/0005_approvals.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
   '0001_pipeline': m0001,
   '0002_money': m0002,
   '0003_abuse': m0003,
+  '0004_governance': m0004,
+  '0005_approvals': m0005,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

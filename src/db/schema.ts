@@ -337,3 +337,82 @@ export const operatorGuardrails = sqliteTable('operator_guardrails', {
   activatesAt: integer('activates_at'),
   updatedAt: integer('updated_at').notNull(),
 })
+
+// Terms of Service versions (decisions.md §8, §14): the newest is the current one. Version "1" is
+// inserted by the migration that creates the table, so a fresh install has it.
+export const tosVersions = sqliteTable('tos_versions', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  version: text('version').notNull(),
+  text: text('text').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('tos_versions_version_uq').on(t.version)])
+
+// ToS acceptances: the signed acceptance document on IPFS and the system task that records it.
+export const tosAcceptances = sqliteTable('tos_acceptances', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  operatorId: text('operator_id').notNull(),
+  version: text('version').notNull(),
+  ipfsCid: text('ipfs_cid').notNull(),
+  taskId: text('task_id').notNull(),
+  acceptedAt: integer('accepted_at').notNull(),
+}, (t) => [uniqueIndex('tos_acceptances_uq').on(t.operatorId, t.version)])
+
+// Compliance certificates (decisions.md §8, §14): the certificate as issued (JSON), newest first by
+// issued_at. `auto_key` deduplicates the monthly certificate (operator and month).
+export const complianceCertificates = sqliteTable('compliance_certificates', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull(),
+  issuedAt: integer('issued_at').notNull(),
+  autoKey: text('auto_key'),
+  certificate: text('certificate', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+}, (t) => [index('compliance_operator_idx').on(t.operatorId, t.issuedAt), uniqueIndex('compliance_auto_uq').on(t.autoKey)])
+
+// Approval requests (anchor-api §4, decisions.md §14): one per held task. `decision` PENDING →
+// APPROVED | DENIED | EXPIRED; the one-shot callback URL is cleared once its delivery is queued.
+export const approvals = sqliteTable('approvals', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull(),
+  taskId: text('task_id').notNull(),
+  agentId: text('agent_id').notNull(),
+  actionType: text('action_type'),
+  operation: text('operation'),
+  target: text('target'),
+  requestedValue: real('requested_value'),
+  currency: text('currency'),
+  triggerPolicy: text('trigger_policy').notNull(),
+  triggerReason: text('trigger_reason').notNull(),
+  policyEvaluations: text('policy_evaluations', { mode: 'json' }).$type<{ name: string; result: string; reason: string }[]>().notNull(),
+  evidenceRefs: text('evidence_refs', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  decision: text('decision').notNull(),
+  decidedBy: text('decided_by'),
+  decidedAt: integer('decided_at'),
+  decisionNote: text('decision_note'),
+  callbackUrl: text('callback_url'),
+  createdAt: integer('created_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+}, (t) => [index('approvals_operator_idx').on(t.operatorId, t.decision, t.createdAt), uniqueIndex('approvals_task_uq').on(t.taskId)])
+
+// The webhook outbox (decisions.md §14): each delivery keeps its body (signed again at each
+// attempt), its attempts and when it is tried next; a `webhook.deliver` job drives it.
+export const webhookDeliveries = sqliteTable('webhook_deliveries', {
+  id: text('id').primaryKey(),
+  operatorId: text('operator_id').notNull(),
+  approvalId: text('approval_id'),
+  event: text('event').notNull(),
+  url: text('url').notNull(),
+  body: text('body').notNull(),
+  status: text('status').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastStatus: integer('last_status'),
+  lastError: text('last_error'),
+  nextAttemptAt: integer('next_attempt_at'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [index('webhook_deliveries_operator_idx').on(t.operatorId, t.createdAt)])
+
+// Generation of each operator's derived webhook secret (POST /api/v1/operator/webhooks/secret rotates it).
+export const webhookSecrets = sqliteTable('webhook_secrets', {
+  operatorId: text('operator_id').primaryKey(),
+  generation: integer('generation').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})

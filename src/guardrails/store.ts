@@ -1,7 +1,17 @@
-// Operator guardrails (decisions.md §9, §14, §15): the active config of each operator, with the
-// documented defaults for every field an operator has not set. The PATCH/activation flow builds on
-// this table (operator_guardrails: current, pending, activates_at).
+// Operator guardrails (decisions.md §9, §14, §15): the active config of each operator with the
+// documented defaults, the pending config written by PATCH that activates 30 s later on the
+// durable scheduler (job `guardrails.activate`, one per operator), and the stage-1 checks.
+//
+// Table operator_guardrails: `current` and `pending` hold the config JSON (the webhook secret
+// only sealed with the data key, as `approvalWebhookSecretSealed`), `activates_at` when `pending`
+// takes over, `updated_at` the last write (one per 10 s). A pending config whose time has come is
+// active at once even before its job ran (after a restart the job runs at start).
 import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { ProblemError } from '../http/errors'
+import type { JobRunner } from '../jobs/runner'
+import { seal } from '../secrets'
+import { PatternMatcher } from './matcher'
 
 export interface GuardrailConfig {
   maxCreditsPerDay: number | null
@@ -17,20 +27,147 @@ export interface GuardrailConfig {
   publishOutputs: boolean
 }
 
+/** What is stored: the config plus the sealed webhook secret. */
+export interface StoredConfig extends GuardrailConfig { approvalWebhookSecretSealed?: string | null }
+
+export type GuardrailPatch = Partial<GuardrailConfig> & { approvalWebhookSecret?: string | null }
+
 export const DEFAULT_GUARDRAILS: GuardrailConfig = {
   maxCreditsPerDay: null, maxTasksPerHour: null, allowedTaskTypes: [], blockedPatterns: [], maxPromptLength: null,
   approvalThreshold: null, approvalTtlHours: 24, approvalWebhookUrl: null, approvalAutoRules: [], publishOutputs: false,
 }
 
+export const ACTIVATION_DELAY_MS = 30_000
+export const WRITE_INTERVAL_MS = 10_000
+const HOUR_MS = 3_600_000
+const DAY_MS = 86_400_000
+
+/** A config as answered: never the secret, only whether one is set. */
+export function configView(c: StoredConfig) {
+  const { approvalWebhookSecretSealed, ...rest } = c
+  return { ...DEFAULT_GUARDRAILS, ...rest, approvalWebhookSecretSet: !!approvalWebhookSecretSealed }
+}
+
+/** The task fields stage 1 checks. */
+export interface GuardedTask { id: string; operatorId: string; taskType: string; prompt: string; diagnostic: boolean }
+
+interface Row { current: string; pending: string | null; activatesAt: number | null; updatedAt: number }
+
 export class GuardrailStore {
   private q
-  constructor(db: Database) {
-    this.q = { current: db.prepare('SELECT current FROM operator_guardrails WHERE operator_id = ?1') }
+  private matchers = new Map<string, PatternMatcher>()
+
+  /** `costOf` prices a task type (stage 1 counts this task's cost toward maxCreditsPerDay). */
+  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private dataKey: Buffer, private costOf: (taskType: string) => number) {
+    this.q = {
+      row: db.prepare('SELECT current, pending, activates_at AS activatesAt, updated_at AS updatedAt FROM operator_guardrails WHERE operator_id = ?1'),
+      write: db.prepare(`INSERT INTO operator_guardrails (operator_id, current, pending, activates_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+        ON CONFLICT(operator_id) DO UPDATE SET current = excluded.current, pending = excluded.pending, activates_at = excluded.activates_at, updated_at = excluded.updated_at`),
+      activate: db.prepare('UPDATE operator_guardrails SET current = pending, pending = NULL, activates_at = NULL WHERE operator_id = ?1 AND pending IS NOT NULL AND activates_at <= ?2'),
+      // Admitted tasks: everything but those stage 1 refused (and system tasks).
+      tasksSince: db.prepare("SELECT count(*) AS n FROM tasks WHERE operator_id = ?1 AND created_at > ?2 AND id != ?3 AND task_type != 'system' AND NOT (status = 'FAILED' AND failure_code IN ('GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE') AND stage <= 1)"),
+      spentSince: db.prepare("SELECT coalesce(-sum(delta), 0) AS n FROM ledger_entries WHERE operator_id = ?1 AND created_at >= ?2 AND reason IN ('task_debit', 'compute_debit', 'task_refund', 'compute_refund')"),
+    }
+    jobs.register('guardrails.activate', (p: { operatorId: string }) => this.activate(p.operatorId))
+  }
+
+  private row(operatorId: string): Row | null { return (this.q.row.get(operatorId) as Row | null) ?? null }
+
+  private parse(json: string): StoredConfig { return { ...DEFAULT_GUARDRAILS, ...(JSON.parse(json) as Partial<StoredConfig>) } }
+
+  /** current and pending as they stand now: a pending config whose time has come is the current one. */
+  state(operatorId: string): { current: StoredConfig; pending: { config: StoredConfig; activatesAt: number } | null; updatedAt: number | null } {
+    const r = this.row(operatorId)
+    if (!r) return { current: { ...DEFAULT_GUARDRAILS }, pending: null, updatedAt: null }
+    const current = this.parse(r.current)
+    if (r.pending === null || r.activatesAt === null) return { current, pending: null, updatedAt: r.updatedAt }
+    const pending = this.parse(r.pending)
+    if (r.activatesAt <= this.clock.now()) return { current: pending, pending: null, updatedAt: r.updatedAt }
+    return { current, pending: { config: pending, activatesAt: r.activatesAt }, updatedAt: r.updatedAt }
   }
 
   /** The operator's active guardrails (defaults for anything not set). */
-  current(operatorId: string): GuardrailConfig {
-    const row = this.q.current.get(operatorId) as { current: string } | null
-    return row ? { ...DEFAULT_GUARDRAILS, ...(JSON.parse(row.current) as Partial<GuardrailConfig>) } : DEFAULT_GUARDRAILS
+  current(operatorId: string): GuardrailConfig { return this.state(operatorId).current }
+
+  /**
+   * Queues a partial update: omitted fields keep the newest value (pending, else current); it
+   * replaces an older pending config and activates ACTIVATION_DELAY_MS later. One write per
+   * WRITE_INTERVAL_MS (429 RATE_LIMITED with Retry-After).
+   */
+  update(operatorId: string, patch: GuardrailPatch): { pending: StoredConfig; activatesAt: number } {
+    return this.db.transaction(() => {
+      const now = this.clock.now()
+      const st = this.state(operatorId)
+      if (st.updatedAt !== null && now - st.updatedAt < WRITE_INTERVAL_MS) {
+        const wait = Math.max(1, Math.ceil((st.updatedAt + WRITE_INTERVAL_MS - now) / 1000))
+        throw new ProblemError(429, 'RATE_LIMITED', `guardrails can be written once per ${WRITE_INTERVAL_MS / 1000} s; retry in ${wait} s`, { retryAfterSeconds: wait }, { 'retry-after': String(wait) })
+      }
+      const base: StoredConfig = st.pending?.config ?? st.current
+      const { approvalWebhookSecret, ...fields } = patch
+      const next: StoredConfig = { ...base, ...fields }
+      if (approvalWebhookSecret !== undefined) next.approvalWebhookSecretSealed = approvalWebhookSecret === null ? null : seal(this.dataKey, approvalWebhookSecret)
+      const activatesAt = now + ACTIVATION_DELAY_MS
+      // st.current is the active config (a pending one whose time had come included).
+      this.q.write.run(operatorId, JSON.stringify(st.current), JSON.stringify(next), activatesAt, now)
+      this.jobs.enqueue('guardrails.activate', { operatorId }, { runAt: activatesAt, dedupeKey: `guardrails:${operatorId}` })
+      return { pending: next, activatesAt }
+    })()
   }
+
+  /** The activation job: makes the pending config current once its time has come, else waits for it. */
+  activate(operatorId: string): void {
+    const r = this.row(operatorId)
+    if (!r || r.pending === null || r.activatesAt === null) return
+    if (r.activatesAt > this.clock.now()) { // a newer write moved it: run again then
+      this.jobs.enqueue('guardrails.activate', { operatorId }, { runAt: r.activatesAt, dedupeKey: `guardrails:${operatorId}` })
+      return
+    }
+    this.q.activate.run(operatorId, this.clock.now())
+  }
+
+  private matcher(patterns: string[]): PatternMatcher {
+    const key = JSON.stringify(patterns)
+    let m = this.matchers.get(key)
+    if (!m) {
+      if (this.matchers.size >= 1000) this.matchers.clear()
+      m = new PatternMatcher(patterns)
+      this.matchers.set(key, m)
+    }
+    return m
+  }
+
+  /** Stage 1: why the active config refuses this task, or null. Linear in the prompt and the patterns. */
+  check(task: GuardedTask): string | null {
+    if (task.taskType === 'system') return null
+    const g = this.current(task.operatorId)
+    if (g.allowedTaskTypes.length > 0 && !g.allowedTaskTypes.includes(task.taskType)) {
+      return `task type ${task.taskType} is not in the operator's allowedTaskTypes (${g.allowedTaskTypes.join(', ')})`
+    }
+    if (g.maxPromptLength !== null) {
+      const length = codePoints(task.prompt)
+      if (length > g.maxPromptLength) return `the prompt has ${length} characters; maxPromptLength is ${g.maxPromptLength}`
+    }
+    if (g.blockedPatterns.length > 0) {
+      const hit = this.matcher(g.blockedPatterns).find(task.prompt)
+      if (hit !== null) return `the prompt contains a blocked pattern (${JSON.stringify(hit)})`
+    }
+    const now = this.clock.now()
+    if (g.maxTasksPerHour !== null) {
+      const n = (this.q.tasksSince.get(task.operatorId, now - HOUR_MS, task.id) as { n: number }).n
+      if (n >= g.maxTasksPerHour) return `maxTasksPerHour (${g.maxTasksPerHour}) reached: ${n} task(s) in the last 60 minutes`
+    }
+    if (g.maxCreditsPerDay !== null && !task.diagnostic) {
+      const spent = (this.q.spentSince.get(task.operatorId, now - (now % DAY_MS)) as { n: number }).n
+      const cost = this.costOf(task.taskType)
+      if (spent + cost > g.maxCreditsPerDay) return `maxCreditsPerDay (${g.maxCreditsPerDay}) would be exceeded: ${spent} spent today (UTC) + ${cost} for this task`
+    }
+    return null
+  }
+}
+
+/** Characters as JSON Schema counts them (code points), in one pass. */
+function codePoints(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); if (c >= 0xdc00 && c <= 0xdfff && i > 0) { const p = s.charCodeAt(i - 1); if (p >= 0xd800 && p <= 0xdbff) n-- } }
+  return n
 }

@@ -27,6 +27,7 @@ export const PROBLEM_CODES: Record<string, string> = {
   INVALID_BASE_URL: 'baseUrl must be an http(s) URL',
   INVALID_NONCE: 'unknown nonce, or one issued to another operator',
   NONCE_EXPIRED: 'the nonce expired (10 minutes after issue)',
+  WEBHOOK_URL_NOT_ALLOWED: 'webhook and callback URLs must be http(s) and must not reach loopback, private, link-local or metadata addresses (also after DNS resolution); `field` names the URL',
   INVALID_SIGNATURE: 'the signature was not made by the wallet over this binding',
   OAUTH_STATE_INVALID: 'the GitHub sign-in state is missing, invalid or expired; start again',
   // credentials
@@ -61,6 +62,10 @@ export const PROBLEM_CODES: Record<string, string> = {
   AGENT_ARCHIVED: 'an archived agent cannot be changed',
   KEY_LIMIT_REACHED: 'the tier\'s key limit is reached (`limit`)',
   GUARDRAIL_BLOCKED: 'the operator\'s policy blocked the task; `task` is the FAILED task; no credit spent',
+  KILL_SWITCH_ACTIVE: 'the operator\'s kill-switch is on: submissions and compute requests are refused (held and queued work was failed and refunded)',
+  TOS_NOT_ACCEPTED: 'the server requires the current Terms of Service to be accepted first (`currentVersion`; POST /api/v1/operator/tos/accept)',
+  APPROVAL_RESOLVE_FORBIDDEN: 'an agent-bound key cannot resolve approval requests; use the bearer token or an operator key',
+  TIER_REQUIRED: 'this feature needs a higher tier (`requiredTier`, `tier`): compliance certificates are PRO and ENTERPRISE',
   PAYER_BLOCKED: 'the paying wallet is on the x402 block list (`reason`)',
   SIGNUP_DISABLED: 'open sign-up is disabled on this server',
   // not found
@@ -77,6 +82,9 @@ export const PROBLEM_CODES: Record<string, string> = {
   MODEL_TAKEN: 'another provider serves this model',
   BUILTIN_PROVIDER: 'the builtin provider cannot be removed',
   IDEMPOTENCY_KEY_REUSED: 'this Idempotency-Key was used with a different request',
+  TOS_VERSION_EXISTS: 'a Terms of Service version of this name exists',
+  TOS_VERSION_NOT_CURRENT: 'only the current Terms of Service version can be accepted (`currentVersion`)',
+  APPROVAL_ALREADY_RESOLVED: 'the approval request is no longer pending (`decision`: APPROVED, DENIED or EXPIRED)',
   NONCE_USED: 'the nonce was already used',
   WALLET_BOUND_ELSEWHERE: 'the wallet is bound to another operator',
   // limits

@@ -191,7 +191,7 @@ export class OperatorService {
       hasApiKey: this.hasActiveKey(op.id),
       displayName: op.displayName ?? op.login,
       email: op.email ?? '',
-      flags: { killSwitch: false, ...op.flags, admin: op.role === 'admin' },
+      flags: profileFlags(op),
       walletAddress: op.walletAddress,
       firstTaskAt: isoOrNull(op.firstTaskAt),
       pioneerPoints: this.pointsOf(op.id),
@@ -202,6 +202,12 @@ export class OperatorService {
   adminView(op: OperatorRow) {
     return { ...this.profile(op), role: op.role, createdAt: new Date(op.createdAt).toISOString(), updatedAt: new Date(op.updatedAt).toISOString() }
   }
+}
+
+/** The profile's flags: killSwitch as a boolean (its reason and time are in the guardrails GET), admin. */
+function profileFlags(op: OperatorRow): Record<string, unknown> {
+  const { killSwitchReason: _r, killSwitchAt: _a, ...flags } = (op.flags ?? {}) as Record<string, unknown>
+  return { ...flags, killSwitch: flags.killSwitch === true, admin: op.role === 'admin' }
 }
 
 /** ACTIVE ⇄ SUSPENDED, any → BANNED; BANNED is final (decisions.md §2). */

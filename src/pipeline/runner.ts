@@ -18,6 +18,7 @@ import { fingerprint } from './stages/06-fingerprint'
 import { attest } from './stages/07-attest'
 import { receipt } from './stages/08-receipt'
 import type { Stage, StageResult, TaskPatch, TaskRow } from './types'
+import { ProblemError } from '../http/errors'
 
 export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
 export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
@@ -38,6 +39,7 @@ export class PipelineRunner {
     this.q = {
       event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
       finishedCompute: db.prepare("SELECT t.id AS taskId, j.id AS jobId FROM tasks t JOIN compute_jobs j ON j.id = t.compute_job_id WHERE t.status = 'QUEUED' AND j.status IN ('completed', 'failed')"),
+      parked: db.prepare("SELECT id FROM tasks WHERE operator_id = ?1 AND status IN ('PENDING_APPROVAL', 'QUEUED')"),
       failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
     }
     s.jobs.register('task.run', (p: { taskId: string }) => this.run(p.taskId))
@@ -50,7 +52,7 @@ export class PipelineRunner {
     for (const stage of [policy, debit]) {
       const r = stage.sync!({ task, agent, s: this.s })
       if (r.fail) return this.commitFailure(task, stage, r.fail)
-      if (r.hold) return this.commit(task, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold.reason } }, 'held')
+      if (r.hold) return this.commit(task, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold.reason, ...r.detail }, apply: r.apply }, 'held')
       task = this.commit(task, stage, r)
     }
     this.s.jobs.enqueue('task.run', { taskId: task.id }, { dedupeKey: `task:${task.id}`, maxAttempts: 10 })
@@ -107,6 +109,47 @@ export class PipelineRunner {
     }
     if (rows.length) this.s.log.warn({ resumed: rows.length }, 'resumed tasks whose overflow compute finished before a restart')
     return rows.length
+  }
+
+  /**
+   * Fails the operator's held (PENDING_APPROVAL) and QUEUED tasks with `code`, refunding what they
+   * were charged. Must run inside a transaction. Returns how many it failed.
+   */
+  failParked(operatorId: string, code: string, message: string): number {
+    const ids = (this.q.parked.all(operatorId) as { id: string }[]).map((r) => r.id)
+    for (const id of ids) {
+      const task = this.task(id)!
+      this.commitFailure(task, task.status === 'QUEUED' ? compute : policy, { code, message })
+    }
+    return ids.length
+  }
+
+  /**
+   * An approved hold resumes at stage 2 (the debit) inside the caller's transaction, then stages 3–8
+   * on the job. Not enough credits fails the task (INSUFFICIENT_CREDITS) and answers the reason.
+   */
+  resumeApproved(taskId: string): { task: TaskRow | null; error: string | null } {
+    const held = this.task(taskId)
+    if (!held || held.status !== 'PENDING_APPROVAL') return { task: held, error: `the task is ${held?.status ?? 'gone'}, not held` }
+    const agent = this.s.agents.byId(held.agentId)!
+    let r: StageResult
+    try {
+      r = this.s.db.$client.transaction(() => debit.sync!({ task: held, agent, s: this.s }))() // a savepoint: nothing half-written on refusal
+    } catch (e) {
+      if (!(e instanceof ProblemError)) throw e
+      return { task: this.commitFailure(held, debit, { code: e.code, message: e.detail }), error: e.detail }
+    }
+    if (r.fail) return { task: this.commitFailure(held, debit, r.fail), error: r.fail.message }
+    const task = this.commit(held, debit, r)
+    this.s.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
+    return { task, error: null }
+  }
+
+  /** Fails a held task (denied, expired) at stage 1; nothing was charged. Must run inside a transaction. */
+  failHeld(taskId: string, code: string, message: string): TaskRow | null {
+    const task = this.task(taskId)
+    if (!task || task.status !== 'PENDING_APPROVAL') return null
+    return this.commitFailure(task, policy, { code, message })
   }
 
   /** Resolves once the task is terminal or parked (approval, overflow queue), or after `ms`. */

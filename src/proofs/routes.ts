@@ -27,7 +27,7 @@ const Domain = t.Object({ name: t.String(), version: t.String(), chainId: t.Inte
 
 const Signers = t.Object({
   signers: t.Array(t.Object({ address: Address, keyId: t.String(), since: t.String() })),
-  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]) }),
+  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]), webhook: t.Composite([Domain], { description: 'approval webhooks: `x-taskgate-eip712-sig` signs the 15 body fields as primary type `ApprovalWebhook` (all `string`), see docs/webhooks.md' }) }),
   attestationSchema: t.Object({ schema: t.String(), uid: Hash32(), resolver: Address, revocable: t.Boolean() }),
   chainId: t.Integer(),
 })
@@ -56,11 +56,11 @@ export function proofRoutes(s: Services) {
   return [
     defineRoute({
       method: 'GET', path: '/.well-known/taskgate-signers', auth: 'none', tags: ['Proofs'],
-      summary: 'The service signer addresses and EIP-712 domains used for receipts and attestations',
+      summary: 'The service signer addresses and EIP-712 domains used for receipts, attestations and approval webhooks',
       responses: { 200: { description: 'signers', schema: Signers } },
       handler: () => ({
         signers: [{ address: s.signer.address, keyId: s.signer.keyId, since: s.signer.since }],
-        eip712Domains: { receipt: s.signer.receiptDomain, attestation: s.signer.easDomain },
+        eip712Domains: { receipt: s.signer.receiptDomain, attestation: s.signer.easDomain, webhook: s.signer.webhookDomain },
         attestationSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID, resolver: '0x0000000000000000000000000000000000000000', revocable: true },
         chainId: s.signer.chainId,
       }),

@@ -5,7 +5,8 @@ import { defineRoute, errorsOf, type LinkDoc } from '../http/route'
 import { PAYMENT_ERRORS } from '../money/x402'
 import { t } from 'elysia'
 import { SSE_HEADERS } from '../http/sse'
-import { canRead } from '../http/auth'
+import { assertNotKilled } from '../guardrails/kill-switch'
+import { assertActsFor, canRead } from '../http/auth'
 import { notFound } from '../http/errors'
 import { pageQuery, queryInt, WAIT } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
@@ -39,9 +40,9 @@ export function taskRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/api/v1/tasks/submit', auth: 'either', longLived: true, tags, body: SubmitBody, query: SubmitQuery,
       requestHeaders: ['Idempotency-Key', 'X-PAYMENT', 'X-402-Payment'],
-      errors: errorsOf(PAYMENT_ERRORS, { 400: ['UNKNOWN_MODEL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['AGENT_KEY_MISMATCH', 'GUARDRAIL_BLOCKED'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] }),
+      errors: errorsOf(PAYMENT_ERRORS, { 400: ['UNKNOWN_MODEL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['AGENT_KEY_MISMATCH', 'GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE', 'TOS_NOT_ACCEPTED'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] }),
       summary: 'Submit a task to the 8-stage pipeline',
-      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the original task (header `idempotent-replayed: true`), answered right after authentication and before any payment, credit or guardrail check, so a retry is never charged or refused for the balance; another body → 409 IDEMPOTENCY_KEY_REUSED. An agent-bound key submits only for its own agent (403 AGENT_KEY_MISMATCH). `metadata` is stored as given and never changes the cost. Guardrail block → 403 GUARDRAIL_BLOCKED with the FAILED task. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.',
+      description: 'Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the original task (header `idempotent-replayed: true`), answered right after authentication and before any payment, credit or guardrail check, so a retry is never charged or refused for the balance; another body → 409 IDEMPOTENCY_KEY_REUSED. An agent-bound key submits only for its own agent (403 AGENT_KEY_MISMATCH). `metadata` is stored as given and never changes the cost. Guardrail block (the operator\'s active guardrails: allowedTaskTypes, maxPromptLength, blockedPatterns, maxTasksPerHour, maxCreditsPerDay) → 403 GUARDRAIL_BLOCKED with the FAILED task in `task`, no credit spent. An `action.requestedValue` above the operator\'s `approvalThreshold` is held unless every auto-approve rule passes: 202 with the task PENDING_APPROVAL and its `approvalId`, nothing charged until it is approved (`PATCH /api/v1/approvals/{id}`). Kill-switch on → 403 KILL_SWITCH_ACTIVE before any payment or credit (a replay still answers the original task). With `TASKGATE_TOS_REQUIRED=1`, an operator who has not accepted the current Terms of Service → 403 TOS_NOT_ACCEPTED, also before any payment or credit. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.',
       responses: {
         200: { description: 'finished (COMPLETED or FAILED)', schema: TaskDetail, headers: PAID_HEADERS, links: TASK_LINKS },
         202: { description: 'accepted, still running (PENDING_APPROVAL, QUEUED or PROCESSING)', schema: TaskDetail, headers: { ...PAID_HEADERS, Location: 'Location' }, links: TASK_LINKS },
@@ -59,6 +60,11 @@ export function taskRoutes(s: Services) {
         // A replay answers the original task before any payment, credit or guardrail check.
         const prior = s.tasks.replay(auth, body, idempotencyKey)
         if (prior) return answer(prior.id, true)
+        // Who it acts for first (403 AGENT_KEY_MISMATCH, another operator's agent 404), then the kill-switch, before any payment or credit.
+        assertActsFor(auth, body.agentId)
+        s.agents.owned(auth.operator.id, body.agentId)
+        assertNotKilled(auth.operator)
+        s.tos.assertAccepted(auth.operator.id) // TASKGATE_TOS_REQUIRED: 403 TOS_NOT_ACCEPTED, before any payment or credit
         const paid = await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip)
         if (paid) set.headers['x-payment-response'] = paid.header
         let submitted
@@ -110,8 +116,9 @@ export function taskRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/operator/tasks', auth: 'bearer', tags, query: ListQuery,
       summary: 'The operator\'s recent tasks',
+      description: 'Includes the system tasks (`taskType: "system"`) that record the operator\'s Terms of Service acceptances.',
       responses: { 200: { description: 'page of tasks', schema: TaskList } },
-      handler: ({ auth, query }) => s.tasks.list({ ...listQuery(query), operatorId: auth.operator.id }),
+      handler: ({ auth, query }) => s.tasks.list({ ...listQuery(query), operatorId: auth.operator.id, includeSystem: true }),
     }),
   ]
 }

@@ -36,6 +36,7 @@ export const TaskDetail = t.Composite([Task, t.Object({
   receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
   attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),
   computeJobId: t.Optional(Nullable(t.String())),
+  approvalId: t.Optional(Nullable(t.String({ description: 'the approval request when the task was held for approval (GET /api/v1/approvals/{id})' }))),
   prompt: t.Optional(t.String({ description: 'owner only' })), output: t.Optional(Nullable(t.String({ description: 'owner only' }))),
   metadata: t.Optional(Nullable(t.Record(t.String(), t.Unknown(), { description: 'owner only' }))),
   timeline: t.Optional(t.Array(t.Object({}, { additionalProperties: true }), { description: 'owner only: the stage events' })),

@@ -11,6 +11,7 @@ import { TERMINAL, type TaskEvent } from '../pipeline/runner'
 import type { TaskRow } from '../pipeline/types'
 import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
+import { assertNotKilled } from '../guardrails/kill-switch'
 
 export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
@@ -49,6 +50,8 @@ export class TaskService {
     if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
     assertActsFor(p, input.agentId)
     const agent = this.s.agents.owned(p.operator.id, input.agentId)
+    // The kill-switch as of now (not as the request began); system records (taskType system) are not agent work.
+    if (input.taskType !== 'system') assertNotKilled(this.s.operators.byId(p.operator.id) ?? p.operator)
     const model = input.model ?? agent.model
     const provider = this.s.compute.resolveModel(model)
     if (!provider) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
@@ -118,7 +121,7 @@ export class TaskService {
     const base = {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
       creditsCharged: t.creditsCharged, receiptCid: t.receiptCid, receipt: t.receipt, attestation: att ? JSON.parse(att.attestation) : null,
-      computeJobId: t.computeJobId,
+      computeJobId: t.computeJobId, approvalId: this.s.approvals.idForTask(t.id),
     }
     if (!owner) return base
     return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: this.timeline(t.id) }
@@ -129,10 +132,11 @@ export class TaskService {
       .map((e) => ({ id: e.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail ? JSON.parse(e.detail) : null, at: new Date(e.at).toISOString() })) as never
   }
 
-  list(q: { page?: number; limit?: number; status?: string; taskType?: string; operatorId?: string; agentId?: string }) {
+  /** `includeSystem`: also system tasks (ToS acceptances), for the operator's own list only. */
+  list(q: { page?: number; limit?: number; status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }) {
     const page = q.page ?? 1
     const limit = q.limit ?? 20
-    const where: string[] = ["task_type != 'system'"]
+    const where: string[] = q.includeSystem ? [] : ["task_type != 'system'"]
     const args: (string | number)[] = []
     for (const [col, v] of [['status', q.status], ['task_type', q.taskType], ['operator_id', q.operatorId], ['agent_id', q.agentId]] as const) {
       if (v !== undefined) { args.push(v); where.push(`${col} = ?${args.length}`) }

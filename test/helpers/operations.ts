@@ -110,6 +110,8 @@ export interface Owner {
   upload: { cid: string }
   wallet: string
   txHash: string
+  /** A pending approval request of the owner's first agent (only with `o.approval`; needs the test clock). */
+  approval: { id: string; taskId: string } | null
 }
 
 /** A fresh EVM-style address (not bound to anyone). */
@@ -127,7 +129,7 @@ const must = <T>(r: { status: number; text: string; body: T }, ok: number[], wha
  * gets in the way) and creates its agent, second agent, key, a finished task, a compute job,
  * an upload and a faucet transfer. `tag` makes every private string unique to this operator.
  */
-export async function createOwner(s: TestServer, admin: string, login: string, tag: string): Promise<Owner> {
+export async function createOwner(s: TestServer, admin: string, login: string, tag: string, o: { approval?: boolean } = {}): Promise<Owner> {
   const token = await s.signup(login)
   const operatorId = must(await s.get('/api/v1/auth/me', { token }), [200], 'me').id as string
   must(await s.patch(`/api/v1/admin/operators/${operatorId}`, { tierOverride: 'ENTERPRISE' }, { token: admin }), [200], 'tier')
@@ -146,6 +148,13 @@ export async function createOwner(s: TestServer, admin: string, login: string, t
   const upload = must(await s.post('/v1/prior/claim', { note: `upload ${tag}` }, { token }), [201], 'upload') as any
   const wallet = randomAddress()
   const drip = must(await s.post('/api/v1/faucet/usdc', { wallet, amount: 1 }), [200], 'faucet') as any
+  let approval: Owner['approval'] = null
+  if (o.approval) { // a held task: the threshold activates 30 s later (test clock), then a high-value action waits for approval
+    must(await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 1000 }, { token }), [200], 'guardrails')
+    must(await s.post('/api/v1/admin/clock/advance', { ms: 30_000 }, { token: admin }), [200], 'clock')
+    const held = must(await s.post('/api/v1/tasks/submit?wait=5', { agentId: agent.agentId, taskType: 'general', prompt: `held prompt ${tag}`, action: { operation: 'payout', requestedValue: 5000, currency: 'USDC' } }, { key: key.key }), [202], 'held task') as any
+    approval = { id: held.approvalId, taskId: held.id }
+  }
   return {
     login, token, operatorId,
     key: { key: key.key, id: key.id, keyPrefix: key.keyPrefix, name: keyName },
@@ -156,5 +165,6 @@ export async function createOwner(s: TestServer, admin: string, login: string, t
     upload: { cid: upload.cid },
     wallet,
     txHash: drip.devWalletTxHash,
+    approval,
   }
 }

@@ -35,7 +35,7 @@ const PASSWORD = 'operator-password'
 // ------------------------------------------------------------------ the owner and the others
 
 let admin = await s.setupAdmin()
-const owner: Owner = await createOwner(s, admin, 'owner-zq7', 'zq7')
+const owner: Owner = await createOwner(s, admin, 'owner-zq7', 'zq7', { approval: true })
 const provider = (await s.post('/api/v1/admin/providers', { name: 'matrix-provider', kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: ['matrix-model'], keys: [{ key: 'sk-matrix-provider-0000' }] }, { token: admin })).body
 const login = async (l: string, password = PASSWORD): Promise<string> => {
   const r = await s.post('/api/v1/auth/login', { login: l, password })
@@ -108,6 +108,8 @@ const PARAMS: Record<string, (op: Operation) => Omit<Ref, 'name'> | undefined> =
     if (op.template.startsWith('/api/v1/tasks/')) return { value: owner.task.id, scope: 'agent' }
     if (op.template.startsWith('/api/v1/admin/operators/')) return { value: owner.operatorId, scope: 'operator' }
     if (op.template.startsWith('/api/v1/admin/providers/')) return { value: provider.id, scope: 'admin' }
+    // any key of the operator reads its approval requests (agent keys never resolve them: 403)
+    if (op.template.startsWith('/api/v1/approvals/')) return owner.approval ? { value: owner.approval.id, scope: 'operator' } : undefined
     return undefined
   },
   cid: (op) => {

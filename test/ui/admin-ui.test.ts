@@ -1,5 +1,6 @@
 // The embedded admin UI in a real browser (Debian's Chromium through playwright-core): first-run
-// setup, creating an API key, registering an agent and running a task, against the real server.
+// setup, creating an API key, registering an agent and running a task, setting a guardrail and
+// watching it activate, and the kill-switch, against the real server.
 // Skipped, loudly, when no Chromium is installed (CI installs it: see .ci/run).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
@@ -17,7 +18,7 @@ const pageErrors: string[] = []
 
 describe.skipIf(!available)('admin UI', () => {
   beforeAll(async () => {
-    s = await startServer()
+    s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
     browser = await chromium.launch({
       executablePath: CHROMIUM, headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -70,4 +71,61 @@ describe.skipIf(!available)('admin UI', () => {
     expect(tasks.data[0]).toMatchObject({ status: 'COMPLETED', taskType: 'sentiment_analysis' })
     expect(pageErrors).toEqual([])
   }, 30_000)
+
+  test('a guardrail set in the UI waits as pending with a countdown, then applies', async () => {
+    const token = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
+    await page.goto(`${s.url}/#/guardrails`)
+    const form = page.locator('form[aria-label="Edit guardrails"]')
+    await form.locator('input[name="maxTasksPerHour"]').fill('7')
+    await form.locator('textarea[name="blockedPatterns"]').fill('wire the funds')
+    await form.locator('button[type="submit"]').click()
+    await page.locator('.card.pending .countdown').waitFor()
+    expect(await page.locator('.card.pending .countdown').textContent()).toMatch(/activates in \d+ s/)
+    const g = (await s.get('/api/v1/operator/guardrails', { token })).body
+    expect(g.pending.config).toMatchObject({ maxTasksPerHour: 7, blockedPatterns: ['wire the funds'] })
+    expect(g.current.maxTasksPerHour).toBeNull()
+    expect((await s.post('/api/v1/admin/clock/advance', { ms: 31_000 }, { token })).status).toBe(200)
+    await page.reload()
+    await page.locator('.card.current').waitFor()
+    expect(await page.locator('.card.current').textContent()).toContain('wire the funds')
+    expect(await page.locator('.card.pending').textContent()).toContain('No change waiting')
+    expect((await s.get('/api/v1/operator/guardrails', { token })).body.current.maxTasksPerHour).toBe(7)
+  })
+
+  test('the kill-switch in the header stops submissions at once, and turns off again', async () => {
+    const token = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
+    await page.goto(`${s.url}/#/agents`)
+    page.once('dialog', (d) => d.accept('incident 42'))
+    await page.locator('button.kill-switch').click()
+    await page.locator('button.kill-switch.active').waitFor()
+    expect((await s.get('/api/v1/auth/me', { token })).body.flags.killSwitch).toBe(true)
+    const agent = (await s.get('/api/v1/agents', { token })).body[0]
+    const r = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Should be refused.' }, { token })
+    expect(r.status).toBe(403)
+    expect(r.body.code).toBe('KILL_SWITCH_ACTIVE')
+    page.once('dialog', (d) => d.accept())
+    await page.locator('button.kill-switch.active').click()
+    await page.locator('button.kill-switch:not(.active)').waitFor()
+    expect((await s.get('/api/v1/auth/me', { token })).body.flags.killSwitch).toBe(false)
+    expect(pageErrors).toEqual([])
+  })
+
+  test('the compliance page accepts the Terms of Service, issues a certificate and downloads the export', async () => {
+    const token = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
+    const me = (await s.get('/api/v1/auth/me', { token })).body
+    expect((await s.patch(`/api/v1/admin/operators/${me.id}`, { tierOverride: 'PRO' }, { token })).status).toBe(200)
+    await page.goto(`${s.url}/#/compliance`)
+    await page.locator('button:has-text("Accept version 1")').click()
+    await page.locator('text=version 1').first().waitFor()
+    expect((await s.get('/api/v1/operator/tos/status', { token })).body).toMatchObject({ accepted: true, version: '1' })
+    await page.locator('button:has-text("Generate a certificate now")').click()
+    await page.locator('td:has-text("PRO")').first().waitFor()
+    expect((await s.get('/api/v1/operator/compliance', { token })).body).toHaveLength(1)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button:has-text("Download export")').click()])
+    const path = await download.path()
+    const exported = JSON.parse(await Bun.file(path!).text())
+    expect(exported.profile.identityLogin).toBe('admin')
+    expect(exported.certificates).toHaveLength(1)
+    expect(pageErrors).toEqual([])
+  })
 })

@@ -13,7 +13,22 @@ export const allowedTaskTypes: PolicyRule = ({ task, agent }) =>
 export const agentActive: PolicyRule = ({ agent }) =>
   agent.status === 'ACTIVE' ? null : { fail: { code: 'GUARDRAIL_BLOCKED', message: `agent ${agent.id} is archived` } }
 
-export const POLICY_RULES: PolicyRule[] = [agentActive, allowedTaskTypes]
+/**
+ * The operator's active guardrails (decisions.md §14): allowedTaskTypes, maxPromptLength,
+ * blockedPatterns (linear-time matcher), maxTasksPerHour (rolling), maxCreditsPerDay (UTC day).
+ */
+export const operatorGuardrails: PolicyRule = ({ task, s }) => {
+  const why = s.guardrails.check(task)
+  return why === null ? null : { fail: { code: 'GUARDRAIL_BLOCKED', message: why } }
+}
+
+/**
+ * Last: an action whose `requestedValue` exceeds the operator's `approvalThreshold` is held for
+ * approval (PENDING_APPROVAL, nothing charged) unless every auto-approve rule passes.
+ */
+export const approvalThreshold: PolicyRule = ({ task, s }) => s.approvals.holdFor(task)
+
+export const POLICY_RULES: PolicyRule[] = [agentActive, allowedTaskTypes, operatorGuardrails, approvalThreshold]
 
 export const policy: Stage = {
   n: 1,

@@ -11,6 +11,8 @@ export const compute: Stage = {
   n: 3,
   name: 'compute',
   run: async ({ task, s }) => {
+    // The kill-switch stops tasks that have not reached compute yet (refunded by the failure).
+    if (s.operators.byId(task.operatorId)?.flags?.killSwitch === true) return { fail: { code: 'KILL_SWITCH_ACTIVE', message: 'stopped by the kill-switch before compute' } }
     const startedAt = s.clock.now()
     try {
       const r = await s.compute.tryRun(completionRequest(task))

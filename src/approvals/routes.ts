@@ -1,0 +1,58 @@
+// HTTP for the approval queue (anchor-api §4.1–4.4, decisions.md §14): list, count, detail,
+// resolve and the one-shot callback. Bearer token or API key; agent-bound keys read their
+// operator's requests but never resolve them.
+import { defineRoute } from '../http/route'
+import type { Services } from '../services'
+import { assertUrlAllowed } from '../webhooks/url-check'
+import { Approval, ApprovalIdParams, ApprovalListQuery, CallbackBody, CallbackRegistered, ResolveBody, Resolved } from './schema'
+import { t } from 'elysia'
+
+export function approvalRoutes(s: Services) {
+  const tags = ['Approvals']
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/v1/approvals', auth: 'either', tags, query: ApprovalListQuery,
+      summary: 'The operator\'s approval requests (default: PENDING)',
+      description: 'Newest first, at most 1000. `?decision=` PENDING (default), APPROVED, DENIED or EXPIRED. A submission is held (202, task PENDING_APPROVAL, nothing charged) when its `action.requestedValue` exceeds the guardrail `approvalThreshold` and not every `approvalAutoRules` rule passes (an empty rule list never auto-approves). Agent-bound keys see their operator\'s requests too.',
+      responses: { 200: { description: 'approval requests', schema: t.Array(Approval) } },
+      handler: ({ auth, query }) => s.approvals.list(auth.operator.id, query.decision ?? 'PENDING'),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/approvals/count', auth: 'either', tags,
+      summary: 'How many approval requests are pending',
+      responses: { 200: { description: 'the pending count', schema: t.Object({ pending: t.Integer({ minimum: 0 }) }) } },
+      handler: ({ auth }) => s.approvals.count(auth.operator.id),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/approvals/:id', auth: 'either', tags, params: ApprovalIdParams,
+      summary: 'One approval request',
+      description: 'Another operator\'s request → 404.',
+      errors: { 404: ['NOT_FOUND'] },
+      responses: { 200: { description: 'the approval request', schema: Approval } },
+      handler: ({ auth, params }) => s.approvals.view(s.approvals.owned(auth.operator.id, params.id)),
+    }),
+    defineRoute({
+      method: 'PATCH', path: '/api/v1/approvals/:id', auth: 'either', tags, params: ApprovalIdParams, body: ResolveBody,
+      summary: 'Approve or deny a held task',
+      description: '`approved`: the task resumes at stage 2 (the debit, then compute → receipt); the answer waits up to 30 s and carries `receipt` when the task finished by then (else null: follow the task). Not enough credits at that point fails the task (INSUFFICIENT_CREDITS, `resumeError` says so; the decision stays recorded). `denied`: the task FAILS with APPROVAL_DENIED and nothing is charged. `note` becomes `decisionNote`. Either way `approval.resolved` goes to the webhook URL and to the one-shot callback. Only the operator\'s bearer token or an operator key resolves: an agent-bound key → 403 APPROVAL_RESOLVE_FORBIDDEN. A request already resolved or expired → 409 APPROVAL_ALREADY_RESOLVED; another operator\'s → 404.',
+      errors: { 403: ['APPROVAL_RESOLVE_FORBIDDEN'], 404: ['NOT_FOUND'], 409: ['APPROVAL_ALREADY_RESOLVED'] },
+      responses: { 200: { description: 'resolved', schema: Resolved } },
+      longLived: true,
+      handler: ({ auth, params, body }) => s.approvals.resolve(auth, params.id, body.decision, body.note ?? null),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/approvals/:id/callback', auth: 'either', tags, params: ApprovalIdParams, body: CallbackBody,
+      summary: 'Register a one-shot callback URL for the resolution',
+      description: 'On resolution (approved, denied, or expired) the URL gets one `approval.resolved` POST, signed like the webhooks (docs/webhooks.md), and the registration is removed; a newer registration replaces an older one. The URL must be http(s) and, unless `TASKGATE_WEBHOOK_ALLOW_PRIVATE=1`, not resolve to a loopback, private, link-local or metadata address (400 WEBHOOK_URL_NOT_ALLOWED; checked again at delivery). A request no longer pending → 409 APPROVAL_ALREADY_RESOLVED.',
+      errors: { 400: ['WEBHOOK_URL_NOT_ALLOWED'], 404: ['NOT_FOUND'], 409: ['APPROVAL_ALREADY_RESOLVED'] },
+      responses: { 201: { description: 'registered', schema: CallbackRegistered } },
+      handler: async ({ auth, params, body, set }) => {
+        s.approvals.owned(auth.operator.id, params.id)
+        await assertUrlAllowed(body.callbackUrl, s.config.webhookAllowPrivate, 'callbackUrl')
+        s.approvals.registerCallback(auth, params.id, body.callbackUrl)
+        set.status = 201
+        return { registered: true as const, approvalId: params.id }
+      },
+    }),
+  ]
+}

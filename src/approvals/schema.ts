@@ -1,0 +1,45 @@
+// Shapes of the approval queue routes (anchor-api §4.1–4.4, the OA-5 record; decisions.md §14).
+import { t } from 'elysia'
+import { DateTime, Id, Nullable } from '../http/schemas'
+
+export const DecisionName = t.Union([t.Literal('PENDING'), t.Literal('APPROVED'), t.Literal('DENIED'), t.Literal('EXPIRED')])
+
+export const Approval = t.Object({
+  id: t.String({ description: 'approval request id (`apr_…`)' }),
+  taskId: t.String(), operatorId: t.String(), agentId: t.String(),
+  actionType: Nullable(t.String()), operation: Nullable(t.String()), target: Nullable(t.String()),
+  requestedValue: Nullable(t.Number()), currency: Nullable(t.String()),
+  triggerPolicy: t.String({ description: '`human_approval_threshold`' }), triggerReason: t.String(),
+  policyEvaluations: t.Array(t.Object({ name: t.String(), result: t.Union([t.Literal('pass'), t.Literal('fail'), t.Literal('conditional')]), reason: t.String() }), { description: 'the threshold check, then each auto-approve rule' }),
+  evidenceRefs: t.Object({}, { additionalProperties: true, description: '`{ refs }`: the submission\'s `action.evidenceRefs`' }),
+  decision: DecisionName,
+  decidedBy: Nullable(t.String({ description: 'the operator who resolved it (null when it expired)' })),
+  decidedAt: Nullable(DateTime), decisionNote: Nullable(t.String()), createdAt: DateTime, expiresAt: Nullable(DateTime),
+})
+
+export const ApprovalListQuery = t.Object({ decision: t.Optional(t.Union([t.Literal('PENDING'), t.Literal('APPROVED'), t.Literal('DENIED'), t.Literal('EXPIRED')], { description: 'default PENDING' })) })
+
+export const ApprovalIdParams = t.Object({ id: Id(64, 'approval request id (`apr_…`)') })
+
+export const ResolveBody = t.Object({
+  decision: t.Union([t.Literal('approved'), t.Literal('denied')]),
+  note: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()], { description: 'stored as `decisionNote`' })),
+}, { additionalProperties: false })
+
+export const ResolveReceipt = t.Object({
+  taskId: t.String(), status: t.Union([t.Literal('COMPLETED'), t.Literal('FAILED')]), agentId: t.String(), latencyMs: Nullable(t.Number()),
+  creditCharged: t.Integer(), ipfsCid: Nullable(t.String()), attestationUid: Nullable(t.String()), verificationBasescanUrl: Nullable(t.String()),
+  receiptCid: Nullable(t.String({ description: 'the signed receipt: GET /api/v1/public/proof/{cid}' })), failureCode: Nullable(t.String()),
+})
+
+export const Resolved = t.Object({
+  success: t.Literal(true), decision: t.Union([t.Literal('approved'), t.Literal('denied')]), taskId: t.String(),
+  receipt: Nullable(ResolveReceipt),
+  resumeError: Nullable(t.String({ description: 'the task could not resume (e.g. not enough credits: the task FAILED); the decision is recorded' })),
+})
+
+export const CallbackBody = t.Object({
+  callbackUrl: t.String({ minLength: 8, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$', description: 'http(s) URL that gets `approval.resolved` once' }),
+}, { additionalProperties: false })
+
+export const CallbackRegistered = t.Object({ registered: t.Literal(true), approvalId: t.String() })

@@ -1,0 +1,213 @@
+// The approval queue (anchor-api §4, decisions.md §9, §14). Stage 1 holds a submission whose
+// `action.requestedValue` exceeds the operator's `approvalThreshold` unless every auto-rule passes
+// (an empty list never auto-approves): the task waits as PENDING_APPROVAL with nothing charged and
+// an approval request is recorded, with two durable jobs: `approval.expiring` one hour before
+// `expiresAt` and `approval.expire` at `expiresAt` (both on the service clock, also across a
+// restart). Resolving it approves (the task resumes at stage 2, the debit) or denies (FAILED
+// APPROVAL_DENIED); expiry fails it with APPROVAL_EXPIRED. Every event goes to the webhook outbox.
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { conflict, forbidden, notFound } from '../http/errors'
+import type { Principal } from '../http/auth'
+import type { JobRunner } from '../jobs/runner'
+import { newId } from '../lib/ids'
+import type { StageResult, TaskRow } from '../pipeline/types'
+import type { WebhookBody, WebhookEvent, WebhookOutbox } from '../webhooks/outbox'
+import { evaluateRules, type AutoRule, type Evaluation } from './rules'
+
+export const DECISIONS = ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED'] as const
+export type Decision = (typeof DECISIONS)[number]
+export const RESOLVE_WAIT_MS = 30_000
+const HOUR_MS = 3_600_000
+export const TRIGGER_POLICY = 'human_approval_threshold'
+
+export interface ApprovalRow {
+  id: string; operatorId: string; taskId: string; agentId: string; actionType: string | null; operation: string | null; target: string | null
+  requestedValue: number | null; currency: string | null; triggerPolicy: string; triggerReason: string; policyEvaluations: string; evidenceRefs: string
+  decision: Decision; decidedBy: string | null; decidedAt: number | null; decisionNote: string | null; callbackUrl: string | null; createdAt: number; expiresAt: number
+}
+
+/** What the service needs from the rest of the server: each a narrow function, no container. */
+export interface ApprovalDeps {
+  /** The operator's active approval settings (guardrails). */
+  settings(operatorId: string): { approvalThreshold: number | null; approvalTtlHours: number; approvalWebhookUrl: string | null; approvalAutoRules: Record<string, unknown>[] }
+  trustLevelOf(agentId: string): string
+  pipeline: {
+    resumeApproved(taskId: string): { task: TaskRow | null; error: string | null }
+    failHeld(taskId: string, code: string, message: string): TaskRow | null
+    waitFor(taskId: string, ms: number): Promise<void>
+    task(taskId: string): TaskRow | null
+  }
+  /** The task's result as the resolve answer carries it (anchor-api §4.3 receipt). */
+  receiptOf(task: TaskRow): Record<string, unknown>
+  resolveUrl(approvalId: string): string
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export class ApprovalService {
+  private q
+
+  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps) {
+    const cols = `id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, action_type AS actionType, operation, target,
+      requested_value AS requestedValue, currency, trigger_policy AS triggerPolicy, trigger_reason AS triggerReason, policy_evaluations AS policyEvaluations,
+      evidence_refs AS evidenceRefs, decision, decided_by AS decidedBy, decided_at AS decidedAt, decision_note AS decisionNote, callback_url AS callbackUrl,
+      created_at AS createdAt, expires_at AS expiresAt`
+    this.q = {
+      insert: db.prepare(`INSERT INTO approvals (id, operator_id, task_id, agent_id, action_type, operation, target, requested_value, currency, trigger_policy,
+        trigger_reason, policy_evaluations, evidence_refs, decision, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'PENDING', ?14, ?15)`),
+      get: db.prepare(`SELECT ${cols} FROM approvals WHERE id = ?1`),
+      byTask: db.prepare('SELECT id FROM approvals WHERE task_id = ?1'),
+      list: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT 1000`),
+      count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
+      pendingOf: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'`),
+      decide: db.prepare("UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4, decision_note = ?5 WHERE id = ?1 AND decision = 'PENDING'"),
+      setCallback: db.prepare('UPDATE approvals SET callback_url = ?2 WHERE id = ?1'),
+    }
+    jobs.register('approval.expire', (p: { id: string }) => this.expire(p.id))
+    jobs.register('approval.expiring', (p: { id: string }) => this.expiring(p.id))
+  }
+
+  /**
+   * Stage 1's approval rule: null when the task needs no approval (no action value over the
+   * threshold, or every auto-rule passed), else a hold whose `apply` records the request.
+   */
+  holdFor(task: TaskRow): StageResult | null {
+    const value = (task.action as { requestedValue?: unknown } | null)?.requestedValue
+    if (typeof value !== 'number' || task.taskType === 'system') return null
+    const g = this.deps.settings(task.operatorId)
+    if (g.approvalThreshold === null || !(value > g.approvalThreshold)) return null
+    const action = task.action as { actionType?: string; operation?: string; target?: string; currency?: string; evidenceRefs?: string[] }
+    const now = this.clock.now()
+    const rules = g.approvalAutoRules as unknown as AutoRule[]
+    const { evaluations, autoApprove } = evaluateRules(rules, { requestedValue: value, target: action.target ?? null, trustLevel: this.deps.trustLevelOf(task.agentId), now })
+    const money = `${value}${action.currency ? ` ${action.currency}` : ''}`
+    const threshold: Evaluation = { name: 'approval_threshold', result: 'fail', reason: `requestedValue ${money} exceeds approvalThreshold ${g.approvalThreshold}` }
+    if (autoApprove) return null
+    const triggerReason = `${threshold.reason}${rules.length ? '; not every auto-approve rule passed' : ''}`
+    const id = newId('apr')
+    return {
+      hold: { reason: triggerReason },
+      detail: { approvalId: id },
+      apply: () => {
+        const expiresAt = now + g.approvalTtlHours * HOUR_MS
+        this.q.insert.run(id, task.operatorId, task.id, task.agentId, action.actionType ?? null, action.operation ?? null, action.target ?? null, value,
+          action.currency ?? null, TRIGGER_POLICY, triggerReason, JSON.stringify([threshold, ...evaluations]), JSON.stringify({ refs: action.evidenceRefs ?? [] }), now, expiresAt)
+        this.jobs.enqueue('approval.expire', { id }, { runAt: expiresAt, dedupeKey: `approval.expire:${id}` })
+        if (expiresAt - HOUR_MS > now) this.jobs.enqueue('approval.expiring', { id }, { runAt: expiresAt - HOUR_MS, dedupeKey: `approval.expiring:${id}` })
+        this.notify(this.row(id)!, 'approval.required')
+      },
+    }
+  }
+
+  private row(id: string): ApprovalRow | null { return (this.q.get.get(id) as ApprovalRow | null) ?? null }
+
+  idForTask(taskId: string): string | null { return (this.q.byTask.get(taskId) as { id: string } | null)?.id ?? null }
+
+  view(r: ApprovalRow) {
+    return {
+      id: r.id, taskId: r.taskId, operatorId: r.operatorId, agentId: r.agentId, actionType: r.actionType, operation: r.operation, target: r.target,
+      requestedValue: r.requestedValue, currency: r.currency, triggerPolicy: r.triggerPolicy, triggerReason: r.triggerReason,
+      policyEvaluations: JSON.parse(r.policyEvaluations) as Evaluation[], evidenceRefs: JSON.parse(r.evidenceRefs) as Record<string, unknown>,
+      decision: r.decision, decidedBy: r.decidedBy, decidedAt: iso(r.decidedAt), decisionNote: r.decisionNote, createdAt: iso(r.createdAt)!, expiresAt: iso(r.expiresAt),
+    }
+  }
+
+  list(operatorId: string, decision: Decision = 'PENDING') { return (this.q.list.all(operatorId, decision) as ApprovalRow[]).map((r) => this.view(r)) }
+
+  /** Every request of the operator, newest first (the data export). */
+  listAll(operatorId: string) { return DECISIONS.flatMap((d) => this.list(operatorId, d)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)) }
+
+  count(operatorId: string) { return { pending: (this.q.count.get(operatorId) as { n: number }).n } }
+
+  /** The operator's approval request, or 404 (another operator's included). */
+  owned(operatorId: string, id: string): ApprovalRow {
+    const r = this.row(id)
+    if (!r || r.operatorId !== operatorId) throw notFound('approval request')
+    return r
+  }
+
+  /** Registers the one-shot callback (the URL is checked by the caller). */
+  registerCallback(p: Principal, id: string, url: string): void {
+    const r = this.owned(p.operator.id, id)
+    if (r.decision !== 'PENDING') throw conflict('APPROVAL_ALREADY_RESOLVED', `the approval request is ${r.decision}`, { decision: r.decision })
+    this.q.setCallback.run(id, url)
+  }
+
+  /**
+   * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403); a resolved or
+   * expired request → 409. Approving answers the receipt when the task finished within 30 s.
+   */
+  async resolve(p: Principal, id: string, decision: 'approved' | 'denied', note: string | null) {
+    if (p.key?.agentId) throw forbidden('APPROVAL_RESOLVE_FORBIDDEN', 'an agent-bound key cannot resolve approval requests: use the operator\'s bearer token or an operator key')
+    const r = this.owned(p.operator.id, id)
+    if (r.decision === 'PENDING' && r.expiresAt <= this.clock.now()) this.expire(id) // its job has not run yet
+    let resumeError: string | null = null
+    this.db.transaction(() => {
+      const now = this.clock.now()
+      const stored = decision === 'approved' ? 'APPROVED' : 'DENIED'
+      if (this.q.decide.run(id, stored, p.operator.id, now, note).changes === 0) {
+        const cur = this.row(id)!
+        throw conflict('APPROVAL_ALREADY_RESOLVED', `the approval request is already ${cur.decision}`, { decision: cur.decision })
+      }
+      if (decision === 'approved') resumeError = this.deps.pipeline.resumeApproved(r.taskId).error
+      else this.deps.pipeline.failHeld(r.taskId, 'APPROVAL_DENIED', `denied by the operator${note ? `: ${note}` : ''}`)
+      this.notify(this.row(id)!, 'approval.resolved')
+    })()
+    let receipt: Record<string, unknown> | null = null
+    if (decision === 'approved' && resumeError === null) {
+      await this.deps.pipeline.waitFor(r.taskId, RESOLVE_WAIT_MS)
+      const t = this.deps.pipeline.task(r.taskId)
+      if (t && (t.status === 'COMPLETED' || t.status === 'FAILED')) receipt = this.deps.receiptOf(t)
+    }
+    return { success: true as const, decision, taskId: r.taskId, receipt, resumeError }
+  }
+
+  /** The expiry job: a request still PENDING at `expiresAt` becomes EXPIRED and its task FAILED (APPROVAL_EXPIRED). */
+  expire(id: string): void {
+    const r = this.row(id)
+    if (!r || r.decision !== 'PENDING') return
+    if (r.expiresAt > this.clock.now()) { this.jobs.enqueue('approval.expire', { id }, { runAt: r.expiresAt, dedupeKey: `approval.expire:${id}` }); return }
+    this.db.transaction(() => this.close(r, `no decision within the approval TTL (expired ${iso(r.expiresAt)})`, 'APPROVAL_EXPIRED'))()
+  }
+
+  /**
+   * The kill-switch ends the operator's pending requests (EXPIRED, with the reason as the note);
+   * the kill-switch fails their tasks itself. Must run inside its transaction.
+   */
+  endForOperator(operatorId: string, reason: string): number {
+    const rows = this.q.pendingOf.all(operatorId) as ApprovalRow[]
+    for (const r of rows) this.close(r, `ended by the kill-switch: ${reason}`, null)
+    return rows.length
+  }
+
+  /** EXPIRED, the task failed with `failCode` (unless null), and approval.resolved sent with decision "expired". */
+  private close(r: ApprovalRow, note: string, failCode: string | null): void {
+    if (this.q.decide.run(r.id, 'EXPIRED', null, this.clock.now(), note).changes === 0) return
+    if (failCode) this.deps.pipeline.failHeld(r.taskId, failCode, `the approval request expired: ${note}`)
+    this.notify(this.row(r.id)!, 'approval.resolved')
+  }
+
+  /** The `approval.expiring` job, one hour before expiresAt. */
+  expiring(id: string): void {
+    const r = this.row(id)
+    if (!r || r.decision !== 'PENDING') return
+    this.db.transaction(() => this.notify(r, 'approval.expiring'))()
+  }
+
+  /** Queues the event for the configured webhook URL and, for approval.resolved, the one-shot callback (once). */
+  private notify(r: ApprovalRow, event: WebhookEvent): void {
+    const body: WebhookBody = {
+      event, approvalId: r.id, taskId: r.taskId, agentId: r.agentId, actionType: r.actionType ?? '', operation: r.operation ?? '', target: r.target ?? '',
+      requestedValue: r.requestedValue, currency: r.currency, triggerPolicy: r.triggerPolicy, triggerReason: r.triggerReason,
+      resolveUrl: this.deps.resolveUrl(r.id), decision: r.decision === 'PENDING' ? null : r.decision.toLowerCase(), decidedBy: r.decidedBy,
+      timestamp: new Date(this.clock.now()).toISOString(),
+    }
+    const url = this.deps.settings(r.operatorId).approvalWebhookUrl
+    if (url) this.outbox.enqueue(r.operatorId, r.id, url, body)
+    if (event === 'approval.resolved' && r.callbackUrl) {
+      this.outbox.enqueue(r.operatorId, r.id, r.callbackUrl, body)
+      this.q.setCallback.run(r.id, null)
+    }
+  }
+}

@@ -1,0 +1,82 @@
+// The operator's data export (decisions.md §8, §14): one JSON document, streamed. The small
+// members are read at once; tasks and the ledger are written page by page, so a large history
+// never sits in memory as one string. It holds no secret: keys appear as records (prefix …
+// last 4, never the key or its hash), the profile without password hash or tokens, guardrails
+// without the webhook secret, and no provider keys.
+import type { Database } from 'bun:sqlite'
+import type { TaskRow } from '../pipeline/types'
+
+const PAGE = 100
+
+/** Where each member comes from; every function answers what the operator's own API answers. */
+export interface ExportSources {
+  profile(operatorId: string): unknown
+  keys(operatorId: string): unknown[]
+  agents(operatorId: string): unknown[]
+  /** One task as its owner reads it (prompt, output, receipt, timeline). */
+  task(t: TaskRow): unknown
+  selectTasks(where: string, args: (string | number)[], orderLimit: string): TaskRow[]
+  guardrails(operatorId: string): unknown
+  /** Every approval request, whatever its decision, newest first. */
+  approvals(operatorId: string): unknown[]
+  tos(operatorId: string): unknown
+  certificates(operatorId: string): unknown[]
+  wallet(operatorId: string): unknown
+  pioneerEvents(operatorId: string): unknown[]
+}
+
+export class ExportService {
+  private ledgerPage
+
+  constructor(db: Database, private clock: { now(): number }, private src: ExportSources) {
+    this.ledgerPage = db.prepare(`SELECT id, delta, balance_after AS balanceAfter, bucket, reason, task_id AS taskId, created_at AS createdAt
+      FROM ledger_entries WHERE operator_id = ?1 AND id > ?2 ORDER BY id LIMIT ${PAGE}`)
+  }
+
+  /** The document's text, piece by piece. */
+  *chunks(operatorId: string): Generator<string> {
+    const j = JSON.stringify
+    const s = this.src
+    yield `{"exportedAt":${j(new Date(this.clock.now()).toISOString())},"operatorId":${j(operatorId)}`
+    yield `,"profile":${j(s.profile(operatorId))},"keys":${j(s.keys(operatorId))},"agents":${j(s.agents(operatorId))}`
+    yield ',"tasks":['
+    let first = true
+    for (let after = { createdAt: -1, id: '' }; ;) {
+      const rows = s.selectTasks('operator_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))', [operatorId, after.createdAt, after.id], `ORDER BY created_at, id LIMIT ${PAGE}`)
+      if (rows.length === 0) break
+      yield (first ? '' : ',') + rows.map((t) => j(s.task(t))).join(',')
+      first = false
+      const last = rows[rows.length - 1]!
+      after = { createdAt: last.createdAt, id: last.id }
+      if (rows.length < PAGE) break
+    }
+    yield '],"ledger":['
+    first = true
+    for (let after = 0; ;) {
+      const rows = this.ledgerPage.all(operatorId, after) as { id: number; createdAt: number }[]
+      if (rows.length === 0) break
+      yield (first ? '' : ',') + rows.map((r) => j({ ...r, createdAt: new Date(r.createdAt).toISOString() })).join(',')
+      first = false
+      after = rows[rows.length - 1]!.id
+      if (rows.length < PAGE) break
+    }
+    yield `],"guardrails":${j(s.guardrails(operatorId))}`
+    yield `,"approvals":${j(s.approvals(operatorId))}`
+    yield `,"tos":${j(s.tos(operatorId))},"certificates":${j(s.certificates(operatorId))}`
+    yield `,"wallet":${j(s.wallet(operatorId))},"pioneerEvents":${j(s.pioneerEvents(operatorId))}}`
+  }
+
+  /** The document as a byte stream: each pull writes the next piece (a page of tasks or ledger entries). */
+  stream(operatorId: string): ReadableStream<Uint8Array> {
+    const enc = new TextEncoder()
+    const it = this.chunks(operatorId)
+    return new ReadableStream<Uint8Array>({
+      pull(c) {
+        const n = it.next()
+        if (n.done) c.close()
+        else c.enqueue(enc.encode(n.value))
+      },
+      cancel() { it.return(undefined) },
+    })
+  }
+}

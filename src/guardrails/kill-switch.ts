@@ -1,0 +1,54 @@
+// The operator's kill-switch (decisions.md §9, §14): effective at once. While active, submissions
+// and compute requests get 403 KILL_SWITCH_ACTIVE (before any payment or credit), and turning it
+// on fails the operator's held (PENDING_APPROVAL) and QUEUED tasks and its still-queued compute
+// jobs, refunded, in the same transaction. Reads keep working. The state lives in the operator's
+// `flags` (killSwitch, killSwitchReason, killSwitchAt), so every authenticated request has it.
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import { isoOrNull } from '../clock'
+import { forbidden } from '../http/errors'
+
+export const KILL_SWITCH_CODE = 'KILL_SWITCH_ACTIVE'
+
+export interface KillSwitchState { active: boolean; reason: string | null; updatedAt: string | null }
+
+type Flags = Record<string, unknown>
+
+/** The kill-switch as answered, from an operator's flags. */
+export function killSwitchOf(flags: Flags | null | undefined): KillSwitchState {
+  const f = flags ?? {}
+  return {
+    active: f.killSwitch === true,
+    reason: typeof f.killSwitchReason === 'string' ? f.killSwitchReason : null,
+    updatedAt: typeof f.killSwitchAt === 'number' ? isoOrNull(f.killSwitchAt) : null,
+  }
+}
+
+/** 403 KILL_SWITCH_ACTIVE when the operator's kill-switch is on. */
+export function assertNotKilled(op: { flags: Flags | null | undefined }): void {
+  if (op.flags?.killSwitch === true) {
+    const reason = typeof op.flags.killSwitchReason === 'string' ? `: ${op.flags.killSwitchReason}` : ''
+    throw forbidden(KILL_SWITCH_CODE, `the operator's kill-switch is active${reason}; submissions and compute requests are refused until it is turned off`)
+  }
+}
+
+export class KillSwitch {
+  private q
+  /**
+   * `stopParked` fails the operator's held and queued work (refunded) inside the caller's
+   * transaction and returns how many tasks and jobs it stopped.
+   */
+  constructor(private db: Database, private clock: Clock, private stopParked: (operatorId: string, reason: string) => { tasks: number; jobs: number }) {
+    this.q = {
+      set: db.prepare("UPDATE operators SET flags = json_set(flags, '$.killSwitch', json(?2), '$.killSwitchReason', ?3, '$.killSwitchAt', ?4), updated_at = ?4 WHERE id = ?1 RETURNING flags"),
+    }
+  }
+
+  set(operatorId: string, active: boolean, reason: string | null): KillSwitchState & { stopped: { tasks: number; jobs: number } } {
+    return this.db.transaction(() => {
+      const row = this.q.set.get(operatorId, active ? 'true' : 'false', reason, this.clock.now()) as { flags: string }
+      const stopped = active ? this.stopParked(operatorId, reason ?? 'the operator activated the kill-switch') : { tasks: 0, jobs: 0 }
+      return { ...killSwitchOf(JSON.parse(row.flags)), stopped }
+    })()
+  }
+}

@@ -1,0 +1,153 @@
+// The durable webhook outbox (decisions.md §14). A delivery is a row written in the same
+// transaction as the event it reports (an approval held, resolved or about to expire), driven by a
+// `webhook.deliver` job on the durable scheduler. The job only starts the attempt, which runs on its
+// own, so a slow or silent receiver never holds a job slot the pipeline needs; a row left pending by
+// a stop in mid-attempt gets its job back at start (recover()). An attempt POSTs the stored body with both signatures; a 2xx
+// answer delivers it, anything else (status, timeout, refused connection) is retried after 10 s,
+// 20 s, 40 s … (service clock) up to MAX_ATTEMPTS, each attempt with a 10 s timeout. Deliveries run
+// outside the pipeline and never block it; after a restart the pending ones continue where they were.
+import { createHmac } from 'node:crypto'
+import type { Database } from 'bun:sqlite'
+import type { Clock } from '../clock'
+import type { JobRunner } from '../jobs/runner'
+import type { Logger } from '../log'
+import { newId } from '../lib/ids'
+import { WEBHOOK_FIELDS } from '../chain/signer'
+import { urlProblem } from './url-check'
+
+export const MAX_ATTEMPTS = 8
+export const FIRST_BACKOFF_MS = 10_000
+export const ATTEMPT_TIMEOUT_MS = 10_000
+
+export type WebhookEvent = 'approval.required' | 'approval.resolved' | 'approval.expiring'
+
+/** The 15 fields of anchor-api §4.6, as sent in the JSON body. */
+export interface WebhookBody {
+  event: WebhookEvent; approvalId: string; taskId: string; agentId: string; actionType: string; operation: string; target: string
+  requestedValue: number | null; currency: string | null; triggerPolicy: string; triggerReason: string; resolveUrl: string
+  decision: string | null; decidedBy: string | null; timestamp: string
+}
+
+/** The EIP-712 message: every field a string, normalised as the anchor does (requestedValue "0", others "" when absent). */
+export function webhookMessage(body: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, String(body[f] ?? (f === 'requestedValue' ? '0' : ''))]))
+}
+
+export const hmacHeader = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`
+
+interface Row { id: string; operatorId: string; event: string; url: string; body: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; nextAttemptAt: number | null; createdAt: number }
+
+export interface OutboxDeps {
+  signer: { address: string; signWebhook(m: Record<string, string>): Promise<string> }
+  /** The HMAC key of the operator's webhooks: the configured secret, else the derived one. */
+  secretFor(operatorId: string): string
+  allowPrivate: boolean
+}
+
+export class WebhookOutbox {
+  private q
+  /** Deliveries being attempted right now (never two attempts of one delivery at once). */
+  private inflight = new Set<string>()
+
+  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private log: Logger, private deps: OutboxDeps) {
+    const cols = 'id, operator_id AS operatorId, event, url, body, status, attempts, last_status AS lastStatus, last_error AS lastError, next_attempt_at AS nextAttemptAt, created_at AS createdAt'
+    this.q = {
+      insert: db.prepare(`INSERT INTO webhook_deliveries (id, operator_id, approval_id, event, url, body, status, attempts, next_attempt_at, created_at, updated_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?7, ?7)`),
+      get: db.prepare(`SELECT ${cols} FROM webhook_deliveries WHERE id = ?1`),
+      page: db.prepare(`SELECT ${cols} FROM webhook_deliveries WHERE operator_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3`),
+      count: db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE operator_id = ?1'),
+      pending: db.prepare("SELECT id, next_attempt_at AS nextAttemptAt FROM webhook_deliveries WHERE status = 'pending'"),
+      record: db.prepare('UPDATE webhook_deliveries SET status = ?2, attempts = ?3, last_status = ?4, last_error = ?5, next_attempt_at = ?6, updated_at = ?7 WHERE id = ?1'),
+    }
+    jobs.register('webhook.deliver', (p: { id: string }) => { this.launch(p.id) })
+  }
+
+  /** Starts an attempt without waiting for it (the job is done once it started). */
+  private launch(id: string): void {
+    if (this.inflight.has(id)) return
+    this.inflight.add(id)
+    void this.deliver(id)
+      .catch((e) => this.log.error({ deliveryId: id, err: e instanceof Error ? e.message : String(e) }, 'webhook delivery attempt failed unexpectedly'))
+      .finally(() => this.inflight.delete(id))
+  }
+
+  /** At start: every pending delivery has a job (one stopped in mid-attempt had its job marked done). */
+  recover(): number {
+    const rows = this.q.pending.all() as { id: string; nextAttemptAt: number | null }[]
+    const now = this.clock.now()
+    for (const r of rows) this.jobs.enqueue('webhook.deliver', { id: r.id }, { runAt: Math.max(now, r.nextAttemptAt ?? now), dedupeKey: `webhook:${r.id}`, maxAttempts: 3 })
+    return rows.length
+  }
+
+  /** Queues a delivery; call inside the transaction that records the event. Returns its id. */
+  enqueue(operatorId: string, approvalId: string | null, url: string, body: WebhookBody): string {
+    const id = newId('whd')
+    const now = this.clock.now()
+    this.q.insert.run(id, operatorId, approvalId, body.event, url, JSON.stringify(body), now)
+    this.jobs.enqueue('webhook.deliver', { id }, { runAt: now, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
+    return id
+  }
+
+  list(operatorId: string, page: number, limit: number) {
+    const rows = this.q.page.all(operatorId, limit, (page - 1) * limit) as Row[]
+    const total = (this.q.count.get(operatorId) as { n: number }).n
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+    return {
+      data: rows.map((r) => ({ id: r.id, event: r.event, url: r.url, status: r.status, attempts: r.attempts, lastStatus: r.lastStatus, lastError: r.lastError, nextAttemptAt: iso(r.nextAttemptAt), createdAt: iso(r.createdAt)! })),
+      page, total,
+    }
+  }
+
+  /** One attempt (the job handler). Never throws: the outbox keeps its own schedule of retries. */
+  async deliver(id: string): Promise<void> {
+    const row = this.q.get.get(id) as Row | null
+    if (!row || row.status !== 'pending') return
+    const now = this.clock.now()
+    if (row.nextAttemptAt !== null && row.nextAttemptAt > now) { // not due yet (a job run early after a restart): run then
+      this.jobs.enqueue('webhook.deliver', { id }, { runAt: row.nextAttemptAt, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
+      return
+    }
+    const attempts = row.attempts + 1
+    let status: number | null = null
+    let error: string | null = null
+    const refused = await urlProblem(row.url, this.deps.allowPrivate) // again at delivery time: DNS may have changed
+    if (refused) {
+      this.q.record.run(id, 'failed', attempts, null, `not delivered: ${refused}`, null, this.clock.now())
+      this.log.warn({ deliveryId: id, url: row.url }, 'webhook URL refused at delivery time')
+      return
+    }
+    try {
+      const signature = await this.deps.signer.signWebhook(webhookMessage(JSON.parse(row.body)))
+      const res = await fetch(row.url, {
+        method: 'POST', body: row.body, redirect: 'manual', signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        headers: {
+          'content-type': 'application/json', 'user-agent': 'TaskGate-Webhook/1',
+          'x-taskgate-signature': hmacHeader(this.deps.secretFor(row.operatorId), row.body),
+          'x-taskgate-eip712-sig': signature, 'x-taskgate-signer': this.deps.signer.address,
+          'x-taskgate-event': row.event, 'x-taskgate-delivery': id,
+        },
+      })
+      status = res.status
+      await res.body?.cancel().catch(() => {})
+      if (res.status >= 200 && res.status < 300) {
+        this.q.record.run(id, 'delivered', attempts, status, null, null, this.clock.now())
+        return
+      }
+      error = `HTTP ${res.status}`
+    } catch (e) {
+      error = e instanceof Error ? (e.name === 'TimeoutError' ? `timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : e.message) : String(e)
+    }
+    const after = this.clock.now()
+    if (attempts >= MAX_ATTEMPTS) {
+      this.q.record.run(id, 'failed', attempts, status, error, null, after)
+      this.log.warn({ deliveryId: id, attempts, err: error }, 'webhook delivery failed for good')
+      return
+    }
+    const next = after + FIRST_BACKOFF_MS * 2 ** (attempts - 1)
+    this.db.transaction(() => {
+      this.q.record.run(id, 'pending', attempts, status, error, next, after)
+      this.jobs.enqueue('webhook.deliver', { id }, { runAt: next, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
+    })()
+  }
+}
