@@ -61,7 +61,7 @@ export class Signer {
   /** Approval webhooks (decisions.md §14): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
   readonly webhookDomain: { name: string; version: string; chainId: number }
   private worker: Worker | null = null
-  private pending = new Map<number, { resolve: (s: Hex) => void; reject: (e: Error) => void }>()
+  private pending = new Map<number, { typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
 
   constructor(private privateKey: Hex, readonly since: string, readonly chainId: number) {
@@ -84,7 +84,14 @@ export class Signer {
         this.pending.delete(id)
         if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
       }
-      w.onerror = () => { this.worker = null; for (const p of this.pending.values()) p.reject(new Error('signing worker failed')); this.pending.clear() }
+      // A worker that fails (seen in the compiled binary when a signature is asked for right at
+      // start) hands its pending signatures back to the main thread: a signature never fails for it.
+      w.onerror = () => {
+        this.worker = null
+        const pending = [...this.pending.values()]
+        this.pending.clear()
+        for (const p of pending) this.account.signTypedData(p.typedData).then(p.resolve, p.reject)
+      }
       w.postMessage({ init: this.privateKey })
       ;(w as Worker & { unref(): void }).unref() // never keeps the process alive
       this.worker = w
@@ -98,7 +105,7 @@ export class Signer {
     const w = this.worker
     if (!w) return this.account.signTypedData(typedData)
     const id = ++this.seq
-    return new Promise((resolve, reject) => { this.pending.set(id, { resolve, reject }); w.postMessage({ id, typedData }) })
+    return new Promise((resolve, reject) => { this.pending.set(id, { typedData, resolve, reject }); w.postMessage({ id, typedData }) })
   }
 
   async signReceipt(message: ReceiptMessage): Promise<SignedTypedData<Record<string, unknown>>> {

@@ -128,4 +128,32 @@ describe.skipIf(!available)('admin UI', () => {
     expect(exported.certificates).toHaveLength(1)
     expect(pageErrors).toEqual([])
   })
+
+  test('a held task appears in the approval queue with its count in the navigation, and is approved from its deep link', async () => {
+    const token = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
+    expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 100 }, { token })).status).toBe(200)
+    expect((await s.post('/api/v1/admin/clock/advance', { ms: 31_000 }, { token })).status).toBe(200)
+    const agent = (await s.get('/api/v1/agents', { token })).body[0]
+    const held = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Pay the supplier; they were great.', action: { actionType: 'payment', operation: 'transfer', target: 'supplier-7', requestedValue: 250, currency: 'USD' } }, { token })
+    expect(held.status).toBe(202)
+    expect(held.body.status).toBe('PENDING_APPROVAL')
+    await page.goto(`${s.url}/#/approvals`)
+    await page.locator('nav a:has-text("Approvals (1)")').waitFor()
+    await page.goto(`${s.url}/#/approvals/${held.body.approvalId}`) // the resolveUrl webhooks carry
+    await page.locator('textarea[name="note"]').fill('checked the invoice')
+    page.once('dialog', (d) => d.accept())
+    await page.locator('button.approve').click()
+    await page.locator('.card.approval :text("APPROVED")').waitFor()
+    let task: any
+    for (let i = 0; i < 100; i++) { // the approved task runs through stages 2–8
+      task = (await s.get(`/api/v1/tasks/${held.body.id}`, { token })).body
+      if (task.status === 'COMPLETED' || task.status === 'FAILED') break
+      await Bun.sleep(50)
+    }
+    expect(task.status).toBe('COMPLETED')
+    const approval = (await s.get(`/api/v1/approvals/${held.body.approvalId}`, { token })).body
+    expect(approval).toMatchObject({ decision: 'APPROVED', decisionNote: 'checked the invoice' })
+    await page.locator('nav a:text-is("Approvals")').waitFor() // the count is gone
+    expect(pageErrors).toEqual([])
+  })
 })
