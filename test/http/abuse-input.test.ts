@@ -141,6 +141,19 @@ describe('outputs and proofs', () => {
     }
   })
 
+  test('an operator who turns publishOutputs on publishes the output in its task documents', async () => {
+    const pub = await s.signup('publisher')
+    const a = (await s.post('/api/v1/agents/register', { displayName: 'Open Bot', capabilities: ['general'] }, { token: pub })).body
+    expect((await s.patch('/api/v1/operator/guardrails', { publishOutputs: true }, { token: pub })).status).toBe(200)
+    expect((await s.post('/api/v1/admin/clock/advance', { ms: 31_000 }, { token: admin })).status).toBe(200)
+    const t = (await s.post('/api/v1/tasks/submit', { agentId: a.agentId, taskType: 'general', prompt: 'A public note. The answer is open-heron-7.' }, { key: a.apiKey })).body
+    const doc = JSON.parse(await (await fetch(`${s.url}/ipfs/${t.ipfsCid}`)).text())
+    expect(doc.output).toBe(t.output)
+    expect(doc.output).toContain('open-heron-7')
+    // the private operator's document is unchanged by another operator's setting
+    expect(await (await fetch(`${s.url}/ipfs/${task.ipfsCid}`)).text()).not.toContain('secret-falcon-42')
+  })
+
   test('an uploaded look-alike task document is not a proof', async () => {
     const forged = await s.post('/v1/prior/claim', { type: 'taskgate.task/v1', taskId: task.id, output: 'forged', verification: { status: 'VERIFIED' } }, { token: op })
     expect(forged.status).toBe(201)
