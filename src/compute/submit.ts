@@ -6,6 +6,7 @@ import { InsufficientCredits } from '../credits/ledger'
 import { actingAgent, type Principal } from '../http/auth'
 import { badRequest } from '../http/errors'
 import { assertNotKilled } from '../guardrails/kill-switch'
+import { assertAdmissible } from '../tasks/admission'
 import { newId, sha256Hex } from '../lib/ids'
 import type { Services } from '../services'
 import type { ChatMessage } from './types'
@@ -38,9 +39,7 @@ export async function submitCompute(s: Services, p: Principal, input: ComputeInp
   if (!s.compute.resolveModel(model)) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
   const messages = input.messages ?? (input.prompt ? [{ role: 'user' as const, content: input.prompt }] : null)
   if (!messages) throw badRequest('PROMPT_REQUIRED', 'send prompt or messages')
-  if (input.agentId) s.agents.owned(p.operator.id, input.agentId) // another operator's agent → 404
-  assertNotKilled(p.operator) // before any payment or credit
-  s.tos.assertAccepted(p.operator.id) // TASKGATE_TOS_REQUIRED: 403 TOS_NOT_ACCEPTED, before any payment or credit
+  assertAdmissible(s, p, input.agentId) // agent, kill-switch, ToS: before any payment or credit
   const cost = s.tasks.costOf(input.taskType ?? 'general')
   const paid = await s.x402.gate(request, p, cost, ip)
   const id = newId('job')

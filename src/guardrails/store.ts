@@ -6,9 +6,10 @@
 // only sealed with the data key, as `approvalWebhookSecretSealed`), `activates_at` when `pending`
 // takes over, `updated_at` the last write (one per 10 s). A pending config whose time has come is
 // active at once even before its job ran (after a restart the job runs at start).
+import { charLength } from '../lib/chars'
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
-import { ProblemError } from '../http/errors'
+import { tooManyRequests } from '../http/errors'
 import type { JobRunner } from '../jobs/runner'
 import { seal } from '../secrets'
 import { PatternMatcher } from './matcher'
@@ -100,7 +101,7 @@ export class GuardrailStore {
       const st = this.state(operatorId)
       if (st.updatedAt !== null && now - st.updatedAt < WRITE_INTERVAL_MS) {
         const wait = Math.max(1, Math.ceil((st.updatedAt + WRITE_INTERVAL_MS - now) / 1000))
-        throw new ProblemError(429, 'RATE_LIMITED', `guardrails can be written once per ${WRITE_INTERVAL_MS / 1000} s; retry in ${wait} s`, { retryAfterSeconds: wait }, { 'retry-after': String(wait) })
+        throw tooManyRequests('RATE_LIMITED', `guardrails can be written once per ${WRITE_INTERVAL_MS / 1000} s; retry in ${wait} s`, wait)
       }
       const base: StoredConfig = st.pending?.config ?? st.current
       const { approvalWebhookSecret, ...fields } = patch
@@ -144,7 +145,7 @@ export class GuardrailStore {
       return `task type ${task.taskType} is not in the operator's allowedTaskTypes (${g.allowedTaskTypes.join(', ')})`
     }
     if (g.maxPromptLength !== null) {
-      const length = codePoints(task.prompt)
+      const length = charLength(task.prompt)
       if (length > g.maxPromptLength) return `the prompt has ${length} characters; maxPromptLength is ${g.maxPromptLength}`
     }
     if (g.blockedPatterns.length > 0) {
@@ -163,11 +164,4 @@ export class GuardrailStore {
     }
     return null
   }
-}
-
-/** Characters as JSON Schema counts them (code points), in one pass. */
-function codePoints(s: string): number {
-  let n = s.length
-  for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); if (c >= 0xdc00 && c <= 0xdfff && i > 0) { const p = s.charCodeAt(i - 1); if (p >= 0xd800 && p <= 0xdbff) n-- } }
-  return n
 }

@@ -25,6 +25,11 @@ export const unauthorized = (code: string, detail: string) =>
   new ProblemError(401, code, detail, {}, { 'www-authenticate': 'Bearer realm="taskgate", ApiKey header="x-api-key"' })
 export const forbidden = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(403, code, detail, extra)
 export const notFound = (what = 'resource') => new ProblemError(404, 'NOT_FOUND', `${what} not found`)
+/** 429 with `retryAfterSeconds` in the body and the matching Retry-After header. */
+export const tooManyRequests = (code: string, detail: string, retryAfterSeconds: number, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+  const wait = Math.max(1, Math.ceil(retryAfterSeconds))
+  return new ProblemError(429, code, detail, { retryAfterSeconds: wait, ...extra }, { 'retry-after': String(wait), ...headers })
+}
 export const conflict = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(409, code, detail, extra)
 
 export function problemBody(status: number, code: string, detail: string, requestId: string, extra: Record<string, unknown> = {}) {

@@ -15,6 +15,7 @@
 // Every caller gets its own deep copy: Elysia annotates the schemas it compiles, and the document
 // is built from copies taken before any of that.
 import { FormatRegistry, Kind, OptionalKind, ReadonlyKind, type TSchema } from '@sinclair/typebox'
+import { charLength } from '../lib/chars'
 
 export type Where = 'params' | 'query' | 'body'
 
@@ -63,19 +64,6 @@ export function requestSchema(schema: TSchema, where: Where): TSchema {
   return strict(cloneSchema(schema), true, where) as TSchema
 }
 
-/** Characters (code points) in a string: a surrogate pair counts once, as JSON Schema counts. */
-export function charLength(v: string): number {
-  let n = 0
-  for (let i = 0; i < v.length; i++) {
-    const c = v.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < v.length) {
-      const d = v.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) i++
-    }
-    n++
-  }
-  return n
-}
 
 /** Format names standing for "minLength/maxLength in characters" in the copies Elysia compiles. */
 export const LENGTH_FORMAT = 'taskgate-length'

@@ -3,7 +3,7 @@
 // Uploads in flight are counted too, so parallel requests cannot all slip under the quota.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
-import { ProblemError } from '../http/errors'
+import { tooManyRequests } from '../http/errors'
 import type { IpfsNode } from './node'
 
 const DAY = 86_400_000
@@ -28,11 +28,10 @@ export class UploadService {
     const pending = this.inflight.get(operatorId) ?? { n: 0, bytes: 0 }
     const n = used.n + pending.n, bytes = used.bytes + pending.bytes
     if (n + 1 <= this.limits.perDay && bytes + size <= this.limits.bytesPerDay) return
-    const retryAfter = Math.max(1, Math.ceil(((used.oldest ?? now) + DAY - now) / 1000))
-    throw new ProblemError(429, 'UPLOAD_QUOTA_EXCEEDED',
+    throw tooManyRequests('UPLOAD_QUOTA_EXCEEDED',
       `upload quota reached: ${this.limits.perDay} uploads and ${this.limits.bytesPerDay} bytes per operator per 24 h (used ${n} uploads, ${bytes} bytes)`,
-      { retryAfterSeconds: retryAfter, limit: { uploads: this.limits.perDay, bytes: this.limits.bytesPerDay }, used: { uploads: n, bytes } },
-      { 'retry-after': String(retryAfter) })
+      ((used.oldest ?? now) + DAY - now) / 1000,
+      { limit: { uploads: this.limits.perDay, bytes: this.limits.bytesPerDay }, used: { uploads: n, bytes } })
   }
 
   /** Stores the bytes (after a final quota check) and records the upload; returns the CID. */

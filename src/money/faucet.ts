@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
 import type { Principal } from '../http/auth'
-import { ProblemError } from '../http/errors'
+import { ProblemError, tooManyRequests } from '../http/errors'
 import type { WalletService } from '../wallet/service'
 import { FAUCET_GATE_MEMO, normalizeAddress, units, usdcString, type MockUsdc } from './usdc'
 import { CHAIN_ID, type X402Gate } from './x402'
@@ -20,10 +20,8 @@ import { CHAIN_ID, type X402Gate } from './x402'
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
-const limited = (code: string, detail: string, until: number, now: number, extra: Record<string, unknown> = {}) => {
-  const retryAfterSeconds = Math.max(1, Math.ceil((until - now) / 1000))
-  return new ProblemError(429, code, detail, { retryAfterSeconds, ...extra }, { 'retry-after': String(retryAfterSeconds) })
-}
+const limited = (code: string, detail: string, until: number, now: number, extra: Record<string, unknown> = {}) =>
+  tooManyRequests(code, detail, (until - now) / 1000, extra)
 
 export class Faucet {
   readonly devWallet: `0x${string}` | null

@@ -8,7 +8,7 @@
 // keep sending invalid or replayed payments (only signatures valid for the payer count against it).
 import { getAddress, isAddress, isHex, verifyTypedData, type Hex } from 'viem'
 import type { Principal } from '../http/auth'
-import { ProblemError } from '../http/errors'
+import { ProblemError, tooManyRequests } from '../http/errors'
 import { rateLimitHeaders } from '../http/ratelimit'
 import { newId } from '../lib/ids'
 import type { Services } from '../services'
@@ -167,8 +167,7 @@ export class X402Gate {
       const at = this.faucetCreditAvailableAt(p.operator.id)
       const now = this.s.clock.now()
       if (at > now) {
-        const retry = Math.ceil((at - now) / 1000)
-        throw new ProblemError(429, 'FAUCET_OPERATOR_LIMIT', `this operator already received faucet credits in the last 24 hours; try again after ${new Date(at).toISOString()}`, { retryAfterSeconds: retry }, { 'retry-after': String(retry) })
+        throw tooManyRequests('FAUCET_OPERATOR_LIMIT', `this operator already received faucet credits in the last 24 hours; try again after ${new Date(at).toISOString()}`, (at - now) / 1000)
       }
     } else this.assertHourly(payer)
     const credits = this.creditsFor(amount)

@@ -5,8 +5,8 @@ import { defineRoute, errorsOf, type LinkDoc } from '../http/route'
 import { PAYMENT_ERRORS } from '../money/x402'
 import { t } from 'elysia'
 import { SSE_HEADERS } from '../http/sse'
-import { assertNotKilled } from '../guardrails/kill-switch'
-import { assertActsFor, canRead } from '../http/auth'
+import { canRead } from '../http/auth'
+import { assertAdmissible } from './admission'
 import { notFound } from '../http/errors'
 import { pageQuery, queryInt, WAIT } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
@@ -60,11 +60,7 @@ export function taskRoutes(s: Services) {
         // A replay answers the original task before any payment, credit or guardrail check.
         const prior = s.tasks.replay(auth, body, idempotencyKey)
         if (prior) return answer(prior.id, true)
-        // Who it acts for first (403 AGENT_KEY_MISMATCH, another operator's agent 404), then the kill-switch, before any payment or credit.
-        assertActsFor(auth, body.agentId)
-        s.agents.owned(auth.operator.id, body.agentId)
-        assertNotKilled(auth.operator)
-        s.tos.assertAccepted(auth.operator.id) // TASKGATE_TOS_REQUIRED: 403 TOS_NOT_ACCEPTED, before any payment or credit
+        assertAdmissible(s, auth, body.agentId) // agent, kill-switch, ToS: before any payment or credit
         const paid = await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip)
         if (paid) set.headers['x-payment-response'] = paid.header
         let submitted

@@ -3,6 +3,17 @@
 import type { Contract } from './contract'
 import type { ReqOptions, Res, TestServer } from './server'
 
+/**
+ * Server env for suites that drive every operation from one client address with a few operators
+ * (fuzzing, the authorization matrix): the per-client abuse limits would otherwise end the run
+ * early. Nothing dials out: GitHub sign-in points at a closed loopback port.
+ */
+export const LIFTED_LIMITS_ENV: Record<string, string> = Object.fromEntries([
+  ...['TASKGATE_BEARER_RPM', 'TASKGATE_LOGIN_FAILURES_PER_LOGIN_ADDRESS', 'TASKGATE_LOGIN_FAILURES_PER_LOGIN', 'TASKGATE_LOGIN_FAILURES_PER_ADDRESS',
+    'TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR', 'TASKGATE_FAUCET_PER_ADDRESS_PER_DAY', 'TASKGATE_UPLOADS_PER_DAY'].map((k) => [k, '1000000000']),
+  ['TASKGATE_GITHUB_WEB_URL', 'http://127.0.0.1:9'], ['TASKGATE_GITHUB_API_URL', 'http://127.0.0.1:9'],
+])
+
 export type AuthKind = 'none' | 'optional' | 'bearer' | 'apiKey' | 'either' | 'admin'
 
 export interface Param { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required: boolean; schema: unknown }

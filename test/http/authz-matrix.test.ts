@@ -13,17 +13,11 @@
 // for `id`/`cid` by path); an operation with a path parameter PARAMS has no value for fails, so
 // no route can be added without being covered.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createOwner, fillPath, operationsOf, send, type Operation, type Owner } from '../helpers/operations'
+import { createOwner, fillPath, LIFTED_LIMITS_ENV, operationsOf, send, type Operation, type Owner } from '../helpers/operations'
 import { SchemaArbs } from '../helpers/schema-arb'
 import { startServer, type Res } from '../helpers/server'
 
-const HUGE = '1000000000'
-const s = await startServer({
-  TASKGATE_TEST_CLOCK: '1', TASKGATE_BEARER_RPM: HUGE,
-  TASKGATE_LOGIN_FAILURES_PER_LOGIN_ADDRESS: HUGE, TASKGATE_LOGIN_FAILURES_PER_LOGIN: HUGE, TASKGATE_LOGIN_FAILURES_PER_ADDRESS: HUGE,
-  TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR: HUGE, TASKGATE_FAUCET_PER_ADDRESS_PER_DAY: HUGE, TASKGATE_UPLOADS_PER_DAY: HUGE,
-  TASKGATE_GITHUB_WEB_URL: 'http://127.0.0.1:9', TASKGATE_GITHUB_API_URL: 'http://127.0.0.1:9',
-})
+const s = await startServer({ ...LIFTED_LIMITS_ENV, TASKGATE_TEST_CLOCK: '1' })
 afterAll(async () => { await s.cleanup() })
 
 const contract = (await s.contract())!
