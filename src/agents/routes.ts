@@ -67,8 +67,8 @@ export function agentRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/api/v1/agents/:agentId/test-run', auth: 'bearer', longLived: true, tags, params: AgentIdParams, body: t.Union([TestRunBody, t.Null()]),
       summary: 'Run a free diagnostic task through the operator\'s test key',
-      description: `Uses the operator's system-generated diagnostic key (created on first use, isTestKey: true, ${TEST_KEY_USES} uses, not counted in the key limit); one use per run; 403 TEST_KEY_EXHAUSTED when none are left; 403 KILL_SWITCH_ACTIVE while the operator\'s kill-switch is on. taskType defaults to the agent's first capability. Waits for the result like submit.`,
-      errors: { 400: ['UNKNOWN_MODEL'], 403: ['TEST_KEY_EXHAUSTED', 'KILL_SWITCH_ACTIVE'], 404: ['NOT_FOUND'] },
+      description: `Uses the operator's system-generated diagnostic key (created on first use, isTestKey: true, ${TEST_KEY_USES} uses, not counted in the key limit); one use per run; 403 TEST_KEY_EXHAUSTED when none are left; 403 KILL_SWITCH_ACTIVE while the operator\'s kill-switch is on; with TASKGATE_TOS_REQUIRED=1, 403 TOS_NOT_ACCEPTED until the current Terms of Service are accepted. taskType defaults to the agent's first capability. Waits for the result like submit.`,
+      errors: { 400: ['UNKNOWN_MODEL'], 403: ['TEST_KEY_EXHAUSTED', 'KILL_SWITCH_ACTIVE', 'TOS_NOT_ACCEPTED'], 404: ['NOT_FOUND'] },
       responses: {
         200: { description: 'finished task', schema: TaskDetail, links: TASK_LINKS },
         202: { description: 'still running', schema: TaskDetail, headers: { Location: 'Location' }, links: TASK_LINKS },

@@ -2,9 +2,10 @@
 // resolve and the one-shot callback. Bearer token or API key; agent-bound keys read their
 // operator's requests but never resolve them.
 import { defineRoute } from '../http/route'
+import { queryInt } from '../http/schemas'
 import type { Services } from '../services'
 import { assertUrlAllowed } from '../webhooks/url-check'
-import { Approval, ApprovalIdParams, ApprovalListQuery, CallbackBody, CallbackRegistered, ResolveBody, Resolved } from './schema'
+import { Approval, APPROVAL_PAGE, ApprovalIdParams, ApprovalListQuery, CallbackBody, CallbackRegistered, ResolveBody, Resolved } from './schema'
 import { t } from 'elysia'
 
 export function approvalRoutes(s: Services) {
@@ -13,9 +14,16 @@ export function approvalRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/approvals', auth: 'either', tags, query: ApprovalListQuery,
       summary: 'The operator\'s approval requests (default: PENDING)',
-      description: 'Newest first, at most 1000. `?decision=` PENDING (default), APPROVED, DENIED or EXPIRED. A submission is held (202, task PENDING_APPROVAL, nothing charged) when its `action.requestedValue` exceeds the guardrail `approvalThreshold` and not every `approvalAutoRules` rule passes (an empty rule list never auto-approves). Agent-bound keys see their operator\'s requests too.',
-      responses: { 200: { description: 'approval requests', schema: t.Array(Approval) } },
-      handler: ({ auth, query }) => s.approvals.list(auth.operator.id, query.decision ?? 'PENDING'),
+      description: 'Newest first, `?limit=` at a time (1–1000, default 1000). When older requests follow, a `Link: <…>; rel="next"` header gives the next page (`?before=` the last id of this one: keyset pagination, stable while new requests arrive). `?decision=` PENDING (default), APPROVED, DENIED or EXPIRED. A submission is held (202, task PENDING_APPROVAL, nothing charged) when its `action.requestedValue` exceeds the guardrail `approvalThreshold` and not every `approvalAutoRules` rule passes (an empty rule list never auto-approves). Agent-bound keys see their operator\'s requests too.',
+      errors: { 400: ['INVALID_CURSOR'] },
+      responses: { 200: { description: 'approval requests', schema: t.Array(Approval), headers: { Link: 'Link' } } },
+      handler: ({ auth, query, set }) => {
+        const decision = query.decision ?? 'PENDING'
+        const limit = queryInt('limit', query.limit, APPROVAL_PAGE)
+        const page = s.approvals.list(auth.operator.id, decision, limit, query.before)
+        if (page.more) set.headers.link = `</api/v1/approvals?decision=${decision}&limit=${limit}&before=${page.data[page.data.length - 1]!.id}>; rel="next"`
+        return page.data
+      },
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/approvals/count', auth: 'either', tags,

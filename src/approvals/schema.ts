@@ -1,6 +1,6 @@
 // Shapes of the approval queue routes (anchor-api §4.1–4.4, the OA-5 record; decisions.md §14).
 import { t } from 'elysia'
-import { DateTime, Id, Nullable } from '../http/schemas'
+import { DateTime, Id, type IntBounds, Nullable, QueryInt } from '../http/schemas'
 
 export const DecisionName = t.Union([t.Literal('PENDING'), t.Literal('APPROVED'), t.Literal('DENIED'), t.Literal('EXPIRED')])
 
@@ -17,7 +17,12 @@ export const Approval = t.Object({
   decidedAt: Nullable(DateTime), decisionNote: Nullable(t.String()), createdAt: DateTime, expiresAt: Nullable(DateTime),
 })
 
-export const ApprovalListQuery = t.Object({ decision: t.Optional(t.Union([t.Literal('PENDING'), t.Literal('APPROVED'), t.Literal('DENIED'), t.Literal('EXPIRED')], { description: 'default PENDING' })) })
+export const APPROVAL_PAGE: IntBounds = { minimum: 1, maximum: 1000, default: 1000 }
+export const ApprovalListQuery = t.Object({
+  decision: t.Optional(t.Union(DecisionName.anyOf, { description: 'default PENDING' })),
+  limit: t.Optional(QueryInt('page size (newest first)', APPROVAL_PAGE)),
+  before: t.Optional(Id(64, 'cursor: only requests older than this approval id (take it from the `Link: rel="next"` header)')),
+})
 
 export const ApprovalIdParams = t.Object({ id: Id(64, 'approval request id (`apr_…`)') })
 

@@ -7,7 +7,7 @@
 // APPROVAL_DENIED); expiry fails it with APPROVAL_EXPIRED. Every event goes to the webhook outbox.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
-import { conflict, forbidden, notFound } from '../http/errors'
+import { badRequest, conflict, forbidden, notFound } from '../http/errors'
 import type { Principal } from '../http/auth'
 import type { JobRunner } from '../jobs/runner'
 import { newId } from '../lib/ids'
@@ -58,7 +58,9 @@ export class ApprovalService {
         trigger_reason, policy_evaluations, evidence_refs, decision, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'PENDING', ?14, ?15)`),
       get: db.prepare(`SELECT ${cols} FROM approvals WHERE id = ?1`),
       byTask: db.prepare('SELECT id FROM approvals WHERE task_id = ?1'),
-      list: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT 1000`),
+      list: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      listBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      position: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2'),
       count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
       pendingOf: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'`),
       decide: db.prepare("UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4, decision_note = ?5 WHERE id = ?1 AND decision = 'PENDING'"),
@@ -113,10 +115,32 @@ export class ApprovalService {
     }
   }
 
-  list(operatorId: string, decision: Decision = 'PENDING') { return (this.q.list.all(operatorId, decision) as ApprovalRow[]).map((r) => this.view(r)) }
+  /**
+   * Newest first, `limit` at a time (keyset: `before` is the last id of the previous page; an id
+   * that is not the operator's → 400). `more`: whether older requests follow.
+   */
+  list(operatorId: string, decision: Decision = 'PENDING', limit = 1000, before?: string) {
+    let rows: ApprovalRow[]
+    if (before === undefined) rows = this.q.list.all(operatorId, decision, limit + 1) as ApprovalRow[]
+    else {
+      const at = this.q.position.get(before, operatorId) as { createdAt: number; id: string } | null
+      if (!at) throw badRequest('INVALID_CURSOR', `before: ${before} is not one of your approval requests`)
+      rows = this.q.listBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id) as ApprovalRow[]
+    }
+    return { data: rows.slice(0, limit).map((r) => this.view(r)), more: rows.length > limit }
+  }
 
   /** Every request of the operator, newest first (the data export). */
-  listAll(operatorId: string) { return DECISIONS.flatMap((d) => this.list(operatorId, d)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)) }
+  listAll(operatorId: string) {
+    const all = DECISIONS.flatMap((d) => {
+      const out: ReturnType<ApprovalService['view']>[] = []
+      for (let page = this.list(operatorId, d); ; page = this.list(operatorId, d, 1000, out[out.length - 1]!.id)) {
+        out.push(...page.data)
+        if (!page.more) return out
+      }
+    })
+    return all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+  }
 
   count(operatorId: string) { return { pending: (this.q.count.get(operatorId) as { n: number }).n } }
 

@@ -60,6 +60,8 @@ export class Signer {
   readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
   /** Approval webhooks (decisions.md §14): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
   readonly webhookDomain: { name: string; version: string; chainId: number }
+  /** Terms of Service acceptance documents (src/tos): primary type `TosAcceptance`. */
+  readonly tosDomain: { name: string; version: string; chainId: number }
   private worker: Worker | null = null
   private pending = new Map<number, { typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
@@ -68,6 +70,7 @@ export class Signer {
     this.receiptDomain = { name: 'TaskGate Receipt', version: '1', chainId }
     this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
     this.webhookDomain = { name: 'TaskGate Webhook', version: '1', chainId }
+    this.tosDomain = { name: 'TaskGate', version: '1', chainId }
     this.account = privateKeyToAccount(privateKey)
     this.keyId = `signer-${this.account.address.slice(2, 10).toLowerCase()}`
   }

@@ -4,7 +4,7 @@
 // so a replay or a refused request is never charged.
 import { InsufficientCredits } from '../credits/ledger'
 import { actingAgent, type Principal } from '../http/auth'
-import { badRequest } from '../http/errors'
+import { badRequest, ProblemError } from '../http/errors'
 import { assertNotKilled } from '../guardrails/kill-switch'
 import { assertAdmissible } from '../tasks/admission'
 import { newId, sha256Hex } from '../lib/ids'
@@ -40,9 +40,13 @@ export async function submitCompute(s: Services, p: Principal, input: ComputeInp
   const messages = input.messages ?? (input.prompt ? [{ role: 'user' as const, content: input.prompt }] : null)
   if (!messages) throw badRequest('PROMPT_REQUIRED', 'send prompt or messages')
   assertAdmissible(s, p, input.agentId) // agent, kill-switch, ToS: before any payment or credit
-  const cost = s.tasks.costOf(input.taskType ?? 'general')
-  const paid = await s.x402.gate(request, p, cost, ip)
   const id = newId('job')
+  const taskType = input.taskType ?? 'general'
+  // The operator's guardrails, as stage 1 applies them to tasks (maxTasksPerHour counts tasks only).
+  const blocked = s.guardrails.check({ id, operatorId: p.operator.id, taskType, prompt: messages.map((m) => m.content).join('\n'), diagnostic: false }, { countTasks: false })
+  if (blocked !== null) throw new ProblemError(403, 'GUARDRAIL_BLOCKED', blocked)
+  const cost = s.tasks.costOf(taskType)
+  const paid = await s.x402.gate(request, p, cost, ip)
   try {
     const r = s.db.$client.transaction(() => {
       assertNotKilled(s.operators.byId(p.operator.id) ?? p.operator) // turned on while the payment was checked

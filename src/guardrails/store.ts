@@ -137,8 +137,12 @@ export class GuardrailStore {
     return m
   }
 
-  /** Stage 1: why the active config refuses this task, or null. Linear in the prompt and the patterns. */
-  check(task: GuardedTask): string | null {
+  /**
+   * Stage 1: why the active config refuses this task, or null. Linear in the prompt and the patterns.
+   * A direct compute request is checked the same way with `countTasks: false`: maxTasksPerHour
+   * counts tasks, while its credits count towards maxCreditsPerDay like a task's.
+   */
+  check(task: GuardedTask, opts: { countTasks?: boolean } = {}): string | null {
     if (task.taskType === 'system') return null
     const g = this.current(task.operatorId)
     if (g.allowedTaskTypes.length > 0 && !g.allowedTaskTypes.includes(task.taskType)) {
@@ -153,7 +157,7 @@ export class GuardrailStore {
       if (hit !== null) return `the prompt contains a blocked pattern (${JSON.stringify(hit)})`
     }
     const now = this.clock.now()
-    if (g.maxTasksPerHour !== null) {
+    if (g.maxTasksPerHour !== null && opts.countTasks !== false) {
       const n = (this.q.tasksSince.get(task.operatorId, now - HOUR_MS, task.id) as { n: number }).n
       if (n >= g.maxTasksPerHour) return `maxTasksPerHour (${g.maxTasksPerHour}) reached: ${n} task(s) in the last 60 minutes`
     }

@@ -44,6 +44,7 @@ const HEADERS: Record<string, Json> = {
   'Retry-After': hdr('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, true),
   'WWW-Authenticate': hdr('The credentials the server accepts: `Bearer realm="taskgate", ApiKey header="x-api-key"`.'),
   Location: hdr('Where the resource can be read (relative URL).'),
+  Link: hdr('`<relative URL>; rel="next"`: the next page (RFC 8288), present only when there is one.'),
   'idempotent-replayed': hdr('`true` when the answer replays an earlier request with the same Idempotency-Key (nothing was charged again).', { type: 'string', enum: ['true'] }),
   'X-PAYMENT-RESPONSE': hdr('base64 JSON `{ success, transaction, network, payer }`: the x402 payment settled for this request.'),
   'X-RateLimit-Reset': hdr('Unix time (seconds) at which the paying wallet\'s hourly x402 limit resets.', { type: 'integer', minimum: 0 }),

@@ -27,7 +27,7 @@ const Domain = t.Object({ name: t.String(), version: t.String(), chainId: t.Inte
 
 const Signers = t.Object({
   signers: t.Array(t.Object({ address: Address, keyId: t.String(), since: t.String() })),
-  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]), webhook: t.Composite([Domain], { description: 'approval webhooks: `x-taskgate-eip712-sig` signs the 15 body fields as primary type `ApprovalWebhook` (all `string`), see docs/webhooks.md' }) }),
+  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]), webhook: t.Composite([Domain], { description: 'approval webhooks: `x-taskgate-eip712-sig` signs the 15 body fields as primary type `ApprovalWebhook` (all `string`), see docs/webhooks.md' }), tos: t.Composite([Domain], { description: 'Terms of Service acceptance documents (primary type `TosAcceptance`), see docs/governance.md' }) }),
   attestationSchema: t.Object({ schema: t.String(), uid: Hash32(), resolver: Address, revocable: t.Boolean() }),
   chainId: t.Integer(),
 })
@@ -60,7 +60,7 @@ export function proofRoutes(s: Services) {
       responses: { 200: { description: 'signers', schema: Signers } },
       handler: () => ({
         signers: [{ address: s.signer.address, keyId: s.signer.keyId, since: s.signer.since }],
-        eip712Domains: { receipt: s.signer.receiptDomain, attestation: s.signer.easDomain, webhook: s.signer.webhookDomain },
+        eip712Domains: { receipt: s.signer.receiptDomain, attestation: s.signer.easDomain, webhook: s.signer.webhookDomain, tos: s.signer.tosDomain },
         attestationSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID, resolver: '0x0000000000000000000000000000000000000000', revocable: true },
         chainId: s.signer.chainId,
       }),

@@ -1,5 +1,6 @@
 // Task submission (validation, idempotency, admission through stages 1–2), task views, the
 // public list, and the per-task SSE stream of stage transitions.
+import { assertAdmissible } from './admission'
 import { TASK_TYPES } from '../agents/schema'
 import { TIER_LIMITS } from '../config'
 import { effectiveTier } from '../operators/service'
@@ -79,6 +80,7 @@ export class TaskService {
 
   /** Runs a diagnostic task for one of the operator's agents through the operator's test key. */
   testRun(p: Principal, agentId: string, body: { taskType?: string; prompt?: string }): TaskRow {
+    assertAdmissible(this.s, p, agentId) // free, but still an agent run: kill-switch and ToS apply
     const agent = this.s.agents.owned(p.operator.id, agentId)
     const taskType = body.taskType ?? agent.capabilities[0]!
     const prompt = body.prompt ?? (taskType === 'sentiment_analysis'

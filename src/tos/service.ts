@@ -29,7 +29,7 @@ export class TosService {
   private q
 
   constructor(
-    private db: Database, private clock: Clock, private signer: { account: PrivateKeyAccount; chainId: number },
+    private db: Database, private clock: Clock, private signer: { account: PrivateKeyAccount; tosDomain: { name: string; version: string; chainId: number } },
     private ipfs: Pick<IpfsNode, 'addJson'>, private tasks: Pick<TaskStore, 'insert'>, readonly required: boolean,
   ) {
     this.q = {
@@ -88,7 +88,7 @@ export class TosService {
     if (prior) return this.acceptView(prior)
     const now = this.clock.now()
     const message = { operatorId, version, textHash: cur.textHash as `0x${string}`, acceptedAt: new Date(now).toISOString() }
-    const domain = { name: 'TaskGate', version: '1', chainId: this.signer.chainId }
+    const domain = { ...this.signer.tosDomain }
     const signature = await this.signer.account.signTypedData({ domain, types: TOS_ACCEPTANCE_TYPES, primaryType: 'TosAcceptance', message })
     const document = {
       type: 'taskgate.tos-acceptance', text: cur.text,

@@ -156,6 +156,32 @@ describe('holds and the queue', () => {
   })
 })
 
+describe('paging the queue', () => {
+  test('?limit pages newest first; Link rel="next" leads through every request exactly once; a foreign cursor → 400', async () => {
+    const o = await operator(), other = await operator()
+    await guard(o, { approvalThreshold: 1 })
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) { ids.unshift((await held(o)).approvalId); await advance(1) }
+    const seen: string[] = []
+    let url: string | null = '/api/v1/approvals?limit=2'
+    for (let pages = 0; url !== null; pages++) {
+      expect(pages).toBeLessThan(3)
+      const r = await s.get(url, { token: o.token })
+      expect(r.status).toBe(200)
+      expect(r.body.length).toBeLessThanOrEqual(2)
+      seen.push(...r.body.map((a: { id: string }) => a.id))
+      url = r.headers.get('link')?.match(/^<([^>]+)>; rel="next"$/)?.[1] ?? null
+    }
+    expect(seen).toEqual(ids)
+    const last = await s.get(`/api/v1/approvals?limit=5`, { token: o.token })
+    expect(last.body.map((a: { id: string }) => a.id)).toEqual(ids)
+    expect(last.headers.get('link')).toBeNull()
+    expectProblem(await s.get(`/api/v1/approvals?before=${ids[0]}`, { token: other.token }), 400, 'INVALID_CURSOR')
+    expectProblem(await s.get('/api/v1/approvals?limit=0', { token: o.token }), 400, 'VALIDATION_FAILED')
+    expectProblem(await s.get('/api/v1/approvals?limit=1001', { token: o.token }), 400, 'VALIDATION_FAILED')
+  })
+})
+
 describe('auto-approve rules', () => {
   test('every rule must pass; an empty list never auto-approves', async () => {
     const o = await operator()

@@ -279,6 +279,27 @@ describe('stage 1 enforces the active guardrails (403 GUARDRAIL_BLOCKED, no cred
     await advance(86_400_000 - (at % 86_400_000) + 1000)
     expect((await submit(o)).status).toBe(200)
   })
+
+  test('a direct compute request meets the same guardrails: 403 GUARDRAIL_BLOCKED before any credit, no job', async () => {
+    const o = await operator()
+    await activate(o.token, { allowedTaskTypes: ['general', 'code'], blockedPatterns: ['DROP TABLE'], maxPromptLength: 40, maxTasksPerHour: 1 })
+    const compute = (body: Record<string, unknown>) => s.post('/api/v1/compute', { agentId: o.agentId, ...body }, { token: o.token })
+    const before = await balance(o.token)
+    for (const [body, why] of [
+      [{ prompt: 'please drop table users' }, /blocked pattern/],
+      [{ messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'then Drop Table users' }] }, /blocked pattern/],
+      [{ prompt: 'x'.repeat(41) }, /maxPromptLength/],
+      [{ prompt: 'hello', taskType: 'creative' }, /allowedTaskTypes/],
+    ] as const) {
+      const r = await compute(body)
+      expectProblem(r, 403, 'GUARDRAIL_BLOCKED')
+      expect(r.body.detail).toMatch(why)
+    }
+    expect(await balance(o.token)).toBe(before)
+    // maxTasksPerHour counts tasks, not compute jobs: two jobs pass a limit of one
+    for (let i = 0; i < 2; i++) expect((await compute({ prompt: `fine ${i}` })).status).toBe(202)
+    expect(await balance(o.token)).toBe(before - 2)
+  })
 })
 
 // ---------- kill-switch ----------

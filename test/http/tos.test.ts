@@ -46,6 +46,7 @@ describe('versions and acceptance', () => {
     expect(doc.signer).toBe(signers.signers[0].address)
     expect(doc.payload.message).toMatchObject({ operatorId: me.id, version: '1', acceptedAt: r.body.acceptedAt })
     expect(doc.payload.domain).toEqual({ name: 'TaskGate', version: '1', chainId: signers.chainId })
+    expect(doc.payload.domain).toEqual(signers.eip712Domains.tos) // published beside the other domains
     expect(await verifyTypedData({ address: doc.signer, ...doc.payload, signature: doc.signature })).toBe(true)
     expect(await verifyTypedData({ address: doc.signer, ...doc.payload, message: { ...doc.payload.message, operatorId: 'op_other' }, signature: doc.signature })).toBe(false)
 
@@ -99,6 +100,7 @@ describe('TASKGATE_TOS_REQUIRED=1', () => {
     const b0 = await balance()
     expectProblem(await r.post('/api/v1/tasks/submit', body, { key: agent.apiKey }), 403, 'TOS_NOT_ACCEPTED')
     expectProblem(await r.post('/api/v1/compute', { prompt: 'hello' }, { token }), 403, 'TOS_NOT_ACCEPTED')
+    expectProblem(await r.post(`/api/v1/agents/${agent.agentId}/test-run`, {}, { token }), 403, 'TOS_NOT_ACCEPTED')
     expect(await balance()).toBe(b0)
 
     await r.post('/api/v1/operator/tos/accept', { version: '1' }, { token })
@@ -119,5 +121,6 @@ describe('TASKGATE_TOS_REQUIRED=1', () => {
     expect(await balance()).toBe(b1)
     await r.post('/api/v1/operator/tos/accept', { version: '2' }, { token })
     expect((await r.post('/api/v1/tasks/submit?wait=30', body, { key: agent.apiKey })).body.status).toBe('COMPLETED')
+    expect((await r.post(`/api/v1/agents/${agent.agentId}/test-run`, {}, { token })).body.status).toBe('COMPLETED')
   })
 })
