@@ -3,6 +3,7 @@
 import { AgentService } from './agents/service'
 import { CHAIN_IDS, Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from './chain/signer'
 import { Clock } from './clock'
+import { Leaderboard } from './public/leaderboard'
 import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
 import { Ledger } from './credits/ledger'
@@ -66,6 +67,8 @@ export interface Services {
   credits: CreditService
   pioneer: PioneerService
   agents: AgentService
+  /** The public agent leaderboard. */
+  leaderboard: Leaderboard
   compute: ComputeService
   overflow: OverflowQueue
   ipfs: IpfsNode
@@ -138,6 +141,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
     pioneer: new PioneerService(db.$client, clock),
     agents: new AgentService(db.$client, clock, keys, compute.modelExists),
+    leaderboard: null as unknown as Leaderboard,
     overflow: null as unknown as OverflowQueue,
     signer: new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase]),
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
@@ -166,6 +170,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   s.jobs = new JobRunner(db.$client, clock, log, 64, s.group)
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)
+  s.leaderboard = new Leaderboard(s.agents, clock)
   s.credits = new CreditService(s)
   s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)

@@ -66,17 +66,48 @@ export function trustMetrics(m: Metrics, totalTasks: number, verifiedTasks: numb
 
 export const TRUST_LEVELS = ['QUARANTINE', 'PROBATIONARY', 'PROVISIONAL', 'STANDARD', 'TRUSTED'] as const
 
+type Level = (typeof TRUST_LEVELS)[number]
+type TrustMetric = 'totalTasks' | 'ari' | 'vci'
+/** What each level above PROBATIONARY needs (documented in docs/pipeline.md); each implies the ones below. */
+const PROMOTIONS: { level: Level; needs: [TrustMetric, number][] }[] = [
+  { level: 'PROVISIONAL', needs: [['totalTasks', 5]] },
+  { level: 'STANDARD', needs: [['totalTasks', 25], ['vci', 0.5]] },
+  { level: 'TRUSTED', needs: [['totalTasks', 100], ['ari', 0.95], ['vci', 0.8]] },
+]
+const QUARANTINE_MIN_ATTEMPTS = 5
+const QUARANTINE_MIN_ARI = 0.5
+const QUARANTINE_MAX_DRIFT = 4
+
 /**
- * Thresholds (documented in docs/pipeline.md): volume first, then quality. `completed` counts
- * completed tasks; `attempts` also the agent's own failures (AGENT_FAULTS), so an agent that keeps
- * failing reaches QUARANTINE, while failures never lift it out of PROBATIONARY.
+ * Volume first, then quality. `completed` counts completed tasks; `attempts` also the agent's own
+ * failures (AGENT_FAULTS), so an agent that keeps failing reaches QUARANTINE, while failures never
+ * lift it out of PROBATIONARY.
  */
-export function trustLevel(completed: number, attempts: number, t: { ari: number; vci: number; driftScore: number }): (typeof TRUST_LEVELS)[number] {
-  if (attempts >= 5 && (t.ari < 0.5 || t.driftScore > 4)) return 'QUARANTINE'
-  if (completed < 5) return 'PROBATIONARY'
-  if (completed < 25 || t.vci < 0.5) return 'PROVISIONAL'
-  if (completed < 100 || t.ari < 0.95 || t.vci < 0.8) return 'STANDARD'
-  return 'TRUSTED'
+export function trustLevel(completed: number, attempts: number, t: { ari: number; vci: number; driftScore: number }): Level {
+  if (attempts >= QUARANTINE_MIN_ATTEMPTS && (t.ari < QUARANTINE_MIN_ARI || t.driftScore > QUARANTINE_MAX_DRIFT)) return 'QUARANTINE'
+  const values = { totalTasks: completed, ari: t.ari, vci: t.vci }
+  let level: Level = 'PROBATIONARY'
+  for (const p of PROMOTIONS) {
+    if (!p.needs.every(([m, min]) => values[m] >= min)) break
+    level = p.level
+  }
+  return level
+}
+
+export interface Requirement { metric: TrustMetric | 'driftScore'; minimum?: number; maximum?: number; current: number; met: boolean }
+
+/** The next trust level and what it takes to reach it; null at TRUSTED. */
+export function nextTrustLevel(level: Level, completed: number, t: { ari: number; vci: number; driftScore: number }): { trustLevel: Level; requirements: Requirement[] } | null {
+  const values = { totalTasks: completed, ari: t.ari, vci: t.vci }
+  if (level === 'QUARANTINE') {
+    return { trustLevel: 'PROBATIONARY', requirements: [
+      { metric: 'ari', minimum: QUARANTINE_MIN_ARI, current: t.ari, met: t.ari >= QUARANTINE_MIN_ARI },
+      { metric: 'driftScore', maximum: QUARANTINE_MAX_DRIFT, current: t.driftScore, met: t.driftScore <= QUARANTINE_MAX_DRIFT },
+    ] }
+  }
+  const next = PROMOTIONS[PROMOTIONS.findIndex((p) => p.level === level) + 1]
+  if (!next) return null
+  return { trustLevel: next.level, requirements: next.needs.map(([metric, minimum]) => ({ metric, minimum, current: values[metric], met: values[metric] >= minimum })) }
 }
 
 const round = (x: number) => Math.round(x * 10000) / 10000

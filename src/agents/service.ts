@@ -33,6 +33,11 @@ export class AgentService {
 
   byId(id: string): AgentRow | null { return parse(this.byIdStmt.get(id) as Record<string, any> | null) }
 
+  /** Every agent that has finished or failed at least one task (the leaderboard's candidates). */
+  withTasks(): AgentRow[] {
+    return (this.db.query(`SELECT ${COLS} FROM agents WHERE total_tasks > 0 OR failed_tasks > 0`).all() as Record<string, any>[]).map((r) => parse(r)!)
+  }
+
   /** The operator's agent, or 404 (another operator's agent is indistinguishable from none). */
   owned(operatorId: string, id: string): AgentRow {
     const a = this.byId(id)

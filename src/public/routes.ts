@@ -1,15 +1,32 @@
 // Public read endpoints: platform statistics and agent passports (no credential).
 import { t } from 'elysia'
+import { nextTrustLevel } from '../agents/fingerprint'
 import { notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
-import { Id } from '../http/schemas'
+import { DateTime, Id, type IntBounds, QueryInt, queryInt } from '../http/schemas'
+import { SCORE_FORMULA } from './leaderboard'
 import { X402State } from '../money/routes'
 import type { Services } from '../services'
 
 
+const LEADERBOARD_LIMIT: IntBounds = { minimum: 1, maximum: 100, default: 20 }
+const RankedAgent = t.Object({
+  rank: t.Integer({ minimum: 1 }), agentId: t.String(), trustLevel: t.String(), score: t.Number({ minimum: 0, maximum: 100, description: 'the composite score' }),
+  ari: t.Number(), vci: t.Number(), cq: t.Number(), totalTasks: t.Integer(), verifiedTasks: t.Integer(), verifiedShare: t.Number({ minimum: 0, maximum: 1 }),
+})
+
 export function publicRoutes(s: Services) {
   const tags = ['Public']
   return [
+    defineRoute({
+      method: 'GET', path: '/api/v1/public/leaderboard', auth: 'none', tags, query: t.Object({ limit: t.Optional(QueryInt('entries per list', LEADERBOARD_LIMIT)) }),
+      summary: 'Top agents by composite score',
+      description: `${SCORE_FORMULA} \`data\` ranks active agents outside QUARANTINE; \`quarantined\` and \`archived\` are ranked apart. Candidates: agents with at least one finished or failed task. Recomputed at most every 5 s. Metric meanings: docs/pipeline.md (passport).`,
+      responses: { 200: { description: 'the leaderboard', schema: t.Object({
+        generatedAt: DateTime, formula: t.String(), data: t.Array(RankedAgent), quarantined: t.Array(RankedAgent), archived: t.Array(RankedAgent),
+      }) } },
+      handler: ({ query }) => s.leaderboard.top(queryInt('limit', query.limit, LEADERBOARD_LIMIT)),
+    }),
     defineRoute({
       method: 'GET', path: '/api/v1/public/stats', auth: 'none', tags, summary: 'Platform statistics',
       description: 'avgLatencyMs over completed tasks; verificationRate = VERIFIED share of completed tasks, from 0 to 1. System tasks are not counted.',
@@ -34,6 +51,13 @@ export function publicRoutes(s: Services) {
       responses: { 200: { description: 'passport', schema: t.Object({
         agentId: t.String(), trustLevel: t.String(), ari: t.Number(), vci: t.Number(), cq: t.Number(), driftScore: t.Number(),
         totalTasks: t.Integer(), verifiedTasks: t.Integer(), enrolledAt: t.String(), lastActiveAt: t.Union([t.String(), t.Null()]), x402: X402State,
+        nextLevel: t.Union([t.Object({
+          trustLevel: t.String({ description: 'the next trust level' }),
+          requirements: t.Array(t.Object({
+            metric: t.String({ description: 'totalTasks, ari, vci or driftScore' }), minimum: t.Optional(t.Number()), maximum: t.Optional(t.Number()),
+            current: t.Number(), met: t.Boolean(),
+          }), { description: 'every one must be met (and QUARANTINE\'s conditions avoided)' }),
+        }), t.Null()], { description: 'what it takes to reach the next trust level; null at TRUSTED' }),
       }) } },
       handler: ({ params }) => {
         const a = s.agents.byId(params.agentId)
@@ -46,6 +70,7 @@ export function publicRoutes(s: Services) {
           agentId: a.id, trustLevel: trust.trustLevel, ari: trust.ari, vci: trust.vci, cq: trust.cq, driftScore: trust.driftScore,
           totalTasks: a.totalTasks, verifiedTasks: a.verifiedTasks, enrolledAt: new Date(a.createdAt).toISOString(),
           lastActiveAt: a.lastActiveAt ? new Date(a.lastActiveAt).toISOString() : null, x402,
+          nextLevel: nextTrustLevel(trust.trustLevel, a.totalTasks, trust),
         }
       },
     }),

@@ -166,7 +166,7 @@ describe('paging the queue', () => {
     let url: string | null = '/api/v1/approvals?limit=2'
     for (let pages = 0; url !== null; pages++) {
       expect(pages).toBeLessThan(3)
-      const r = await s.get(url, { token: o.token })
+      const r: { status: number; body: any; headers: Headers } = await s.get(url, { token: o.token })
       expect(r.status).toBe(200)
       expect(r.body.length).toBeLessThanOrEqual(2)
       seen.push(...r.body.map((a: { id: string }) => a.id))
