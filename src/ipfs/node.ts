@@ -10,18 +10,36 @@ import { importFile, type ImporterOptions } from 'ipfs-unixfs-importer'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
+import { sha256 } from 'multiformats/hashes/sha2'
 import { join } from 'node:path'
 import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
 
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
 
+const CHUNK_SIZE = 1_048_576
+const RAW_CODEC = 0x55
+
 /** @helia/unixfs's defaults (CIDv1, raw leaves, 1 MiB chunks, 1024 links per node), pinned here so CIDs never drift. */
 export const IMPORT_OPTIONS: Partial<ImporterOptions> = {
-  cidVersion: 1, rawLeaves: true, layout: balanced({ maxChildrenPerNode: 1024 }), chunker: fixedSize({ chunkSize: 1_048_576 }),
+  cidVersion: 1, rawLeaves: true, layout: balanced({ maxChildrenPerNode: 1024 }), chunker: fixedSize({ chunkSize: CHUNK_SIZE }),
 }
 
-/** Imports bytes as a UnixFS file into memory: the root CID and every block, nothing stored. */
+/**
+ * Imports bytes as a UnixFS file into memory: the root CID and every block, nothing stored. Content
+ * of one chunk (1 byte to 1 MiB: every task document and receipt) is a single raw block whose CID is
+ * CIDv1(raw, sha2-256(bytes)) — exactly what the importer gives with these options (test/unit/ipfs-cid)
+ * — so it is hashed directly instead of going through the importer.
+ */
 export async function importToMemory(bytes: Uint8Array): Promise<{ cid: CID; blocks: Map<string, { cid: CID; data: Uint8Array }> }> {
+  if (bytes.length > 0 && bytes.length <= CHUNK_SIZE) {
+    const cid = CID.createV1(RAW_CODEC, await sha256.digest(bytes))
+    return { cid, blocks: new Map([[cid.toString(), { cid, data: bytes }]]) }
+  }
+  return importWithImporter(bytes)
+}
+
+/** The UnixFS importer with IMPORT_OPTIONS (files of several chunks, and the empty file). */
+export async function importWithImporter(bytes: Uint8Array): Promise<{ cid: CID; blocks: Map<string, { cid: CID; data: Uint8Array }> }> {
   const blocks = new Map<string, { cid: CID; data: Uint8Array }>()
   const staging = {
     put: async (cid: CID, data: Uint8Array) => { blocks.set(cid.toString(), { cid, data }); return cid },
