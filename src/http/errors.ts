@@ -47,6 +47,6 @@ export function problemBody(status: number, code: string, detail: string, reques
 export function problemResponse(status: number, code: string, detail: string, requestId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problemBody(status, code, detail, requestId, extra)), {
     status,
-    headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, ...headers },
+    headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...headers },
   })
 }
