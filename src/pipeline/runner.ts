@@ -23,6 +23,11 @@ import { ProblemError } from '../http/errors'
 export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
 export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
 
+/** Stages after which the group of stages run so far commits (see run()). */
+const COMMIT_AFTER = new Set([3, 6, 8])
+
+interface Done { stage: Stage; r: StageResult; at: number }
+
 export interface TaskEvent { id: number; taskId: string; stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
 
 export class PipelineRunner {
@@ -59,23 +64,43 @@ export class PipelineRunner {
     return task
   }
 
-  /** Stages 3–8, resuming after the last committed stage. */
+  /**
+   * Stages 3–8, resuming after the last committed stage. Stages commit in groups (COMMIT_AFTER):
+   * 3 alone (a provider call is not repeated after a crash), 4–6 together (6 extends the agent's
+   * state root inside the transaction) and 7–8 together (both sign what 6 committed). Stages 4–8
+   * are deterministic, so a crash before a group commits re-runs the group to the same results;
+   * each stage keeps its own time in the timeline.
+   */
   async run(taskId: string): Promise<void> {
     const first = this.task(taskId)
     if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
     let task: TaskRow = first
     const agent = this.s.agents.byId(task.agentId)!
+    let pending: Done[] = []
     for (const stage of STAGES.slice(task.stage)) {
       if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
       const r = await stage.run!({ task, agent, s: this.s })
       const cur = task
-      if (r.fail) { await this.group.run(() => this.commitFailure(cur, stage, r.fail!)); return }
+      const done = pending
+      if (r.fail) { await this.group.run(() => this.commitFailure(this.commitAll(cur, done), stage, r.fail!)); return }
       if (r.queued) {
         await this.group.run(() => this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued'))
         return
       }
-      task = await this.group.run(() => this.commit(cur, stage, r))
+      pending.push({ stage, r, at: this.s.clock.now() })
+      if (COMMIT_AFTER.has(stage.n)) {
+        task = await this.group.run(() => this.commitAll(cur, done))
+        pending = []
+      } else task = { ...task, ...r.patch } as TaskRow // what the next stage reads; committed with its group
     }
+  }
+
+  /** Commits stages run but not yet committed, in order (inside the caller's transaction). */
+  private commitAll(task: TaskRow, done: Done[]): TaskRow {
+    const base = this.task(task.id)! // the committed row: what the group's patches apply to
+    let t = base
+    for (const d of done) t = this.commit(t, d.stage, d.r, 'done', d.at)
+    return t
   }
 
   /** Called by the overflow queue when a parked task's compute finished. */
@@ -165,8 +190,8 @@ export class PipelineRunner {
   }
 
   /** Writes a stage's result; must run inside a transaction. */
-  private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done'): TaskRow {
-    const now = this.s.clock.now()
+  private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done', at?: number): TaskRow {
+    const now = at ?? this.s.clock.now()
     const patch: TaskPatch = { ...r.patch, stage: stage.n, updatedAt: now }
     if (stage.n < 8 && !patch.status && task.status !== 'PROCESSING' && stage.n >= 2) patch.status = 'PROCESSING'
     this.store.update(task.id, patch)
