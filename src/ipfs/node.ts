@@ -12,6 +12,7 @@ import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { join } from 'node:path'
+import { GroupCommitter } from '../db/group-commit'
 import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
 
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
@@ -53,7 +54,9 @@ export async function importWithImporter(bytes: Uint8Array): Promise<{ cid: CID;
 export class IpfsNode {
   private putBlock
   private putPin
+  private group: GroupCommitter
   private constructor(private db: Database, private helia: Helia, private fs: UnixFS, private carExporter: ReturnType<typeof car>) {
+    this.group = new GroupCommitter(db)
     this.putBlock = db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)')
     this.putPin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
   }
@@ -71,15 +74,15 @@ export class IpfsNode {
   /**
    * Imports bytes as a UnixFS file and pins it; returns the CIDv1 string. The import runs in
    * memory (concurrent imports never wait for each other: a 10 MiB upload does not hold up a task's
-   * stage 5), then its blocks and pin are written in one synchronous transaction.
+   * stage 5), then its blocks and pin are written in one transaction, shared with concurrent adds.
    */
   async addBytes(bytes: Uint8Array): Promise<string> {
     const { cid, blocks } = await importToMemory(bytes)
     const root = cid.toString()
-    this.db.transaction(() => {
+    await this.group.run(() => { // concurrent adds (two per task) share one commit
       for (const b of blocks.values()) this.putBlock.run(b.cid.multihash.bytes, b.cid.bytes, b.data)
       this.putPin.run(root, Date.now())
-    })()
+    })
     return root
   }
 
