@@ -1,11 +1,14 @@
 // The embedded IPFS node: Helia light (no libp2p, nothing listens or dials), UnixFS import with
 // pinned importer options (CIDv1, raw leaves, 1 MiB chunks), and CAR export for the gateway.
+// Helia is loaded on first use only (reading a file of several blocks, exporting a CAR): adding
+// content and reading one-block content (every task document and receipt) never need it, and
+// loading it cost about a third of the start-up time and memory.
 // Pins are rows in our own `ipfs_pins` table: Helia's pinning walked the DAG and wrote CBOR
 // records at ~1.4 ms per add, ten times the import itself, for a store that never collects garbage.
 import { Database } from 'bun:sqlite'
-import { car } from '@helia/car'
-import { unixfs, type UnixFS } from '@helia/unixfs'
-import { createHeliaLight } from 'helia'
+import type { car } from '@helia/car'
+import type { UnixFS } from '@helia/unixfs'
+import type { createHeliaLight } from 'helia'
 import { importFile, type ImporterOptions } from 'ipfs-unixfs-importer'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
@@ -55,7 +58,8 @@ export class IpfsNode {
   private putBlock
   private putPin
   private group: GroupCommitter
-  private constructor(private db: Database, private helia: Helia, private fs: UnixFS, private carExporter: ReturnType<typeof car>) {
+  private heliaTools: Promise<{ helia: Helia; fs: UnixFS; car: ReturnType<typeof car> }> | null = null
+  private constructor(private db: Database) {
     this.group = new GroupCommitter(db)
     this.putBlock = db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)')
     this.putPin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
@@ -67,8 +71,16 @@ export class IpfsNode {
     db.run('PRAGMA synchronous = NORMAL')
     db.run('PRAGMA busy_timeout = 5000')
     initIpfsSchema(db)
-    const helia = await createHeliaLight({ blockstore: new SqliteBlockstore(db), datastore: new SqliteDatastore(db) }).start()
-    return new IpfsNode(db, helia as Helia, unixfs(helia), car(helia))
+    return new IpfsNode(db)
+  }
+
+  /** Helia with UnixFS and CAR over our stores, created on first use. */
+  private tools() {
+    return (this.heliaTools ??= (async () => {
+      const [{ createHeliaLight }, { unixfs }, { car }] = await Promise.all([import('helia'), import('@helia/unixfs'), import('@helia/car')])
+      const helia = await createHeliaLight({ blockstore: new SqliteBlockstore(this.db), datastore: new SqliteDatastore(this.db) }).start() as Helia
+      return { helia, fs: unixfs(helia), car: car(helia) }
+    })())
   }
 
   /**
@@ -94,9 +106,16 @@ export class IpfsNode {
 
   /** The whole file content behind a UnixFS CID (offline: never fetches). */
   async cat(cid: CID, maxBytes = 64 * 1024 * 1024): Promise<Uint8Array> {
+    if (cid.code === RAW_CODEC) { // one raw block is the whole file
+      const data = this.block(cid)
+      if (!data) throw new Error(`block ${cid} not found`)
+      if (data.byteLength > maxBytes) throw new RangeError('content too large')
+      return data
+    }
     const parts: Uint8Array[] = []
     let size = 0
-    for await (const p of this.fs.cat(cid, { offline: true })) {
+    const { fs } = await this.tools()
+    for await (const p of fs.cat(cid, { offline: true })) {
       size += p.byteLength
       if (size > maxBytes) throw new RangeError('content too large')
       parts.push(p)
@@ -115,10 +134,15 @@ export class IpfsNode {
   }
 
   carStream(cid: CID): ReadableStream<Uint8Array> {
-    const it = this.carExporter.export(cid, { offline: true })[Symbol.asyncIterator]()
+    let it: AsyncIterator<Uint8Array> | null = null
+    const tools = this.tools()
     return new ReadableStream({
-      async pull(c) { const n = await it.next(); if (n.done) c.close(); else c.enqueue(n.value) },
-      cancel() { void it.return?.(undefined) },
+      async pull(c) {
+        it ??= (await tools).car.export(cid, { offline: true })[Symbol.asyncIterator]()
+        const n = await it.next()
+        if (n.done) c.close(); else c.enqueue(n.value)
+      },
+      cancel() { void it?.return?.(undefined) },
     })
   }
 
@@ -130,7 +154,7 @@ export class IpfsNode {
   probeWrite(): void { storageProbe(this.db) }
 
   async stop(): Promise<void> {
-    await this.helia.stop()
+    if (this.heliaTools) await (await this.heliaTools).helia.stop()
     try { this.db.run('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* a full disk: the WAL stays and is replayed at the next start */ }
     this.db.close()
   }

@@ -68,6 +68,12 @@ describe('receipts and task documents', () => {
     const got = await fetchVerifiedBytes(cid, block)
     expect(got.blocks).toBeGreaterThan(1)
     expect(Buffer.from(got.bytes).equals(Buffer.from(bytes))).toBe(true)
+    // the gateway reads the same file through Helia (loaded on first use) and exports it as a CAR
+    const file = await fetch(`${s.url}/ipfs/${cid}`)
+    expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true)
+    const car = await fetch(`${s.url}/ipfs/${cid}?format=car`)
+    expect(car.headers.get('content-type')).toStartWith('application/vnd.ipld.car')
+    expect((await car.arrayBuffer()).byteLength).toBeGreaterThan(bytes.length)
   })
 })
 
