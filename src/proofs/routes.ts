@@ -53,6 +53,14 @@ const Proof = t.Union([
 ])
 
 export function proofRoutes(s: Services) {
+  /** The task a verification proof belongs to, and its record as the public may see it. */
+  const verificationOf = (proof: string) => {
+    const row = s.db.$client.query('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1').get(proof.toLowerCase()) as { id: string } | null
+    const task = row ? s.pipeline.task(row.id) : null
+    if (!task || !task.verification) return null
+    const complete = s.guardrails.current(task.operatorId).publishOutputs
+    return { task, complete, record: (complete ? task.verification : publicVerificationRecord(task.verification)) as Record<string, unknown> }
+  }
   return [
     defineRoute({
       method: 'GET', path: '/.well-known/taskgate-signers', auth: 'none', tags: ['Proofs'],
@@ -84,11 +92,10 @@ export function proofRoutes(s: Services) {
       method: 'GET', path: '/explorer/verification/:hash', auth: 'none', tags: ['Proofs'], hidden: true, params: t.Object({ hash: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
       summary: 'Explorer page of a verification proof', responses: { 200: { description: 'HTML' } },
       handler: ({ params }) => {
-        const row = s.db.$client.query('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1').get(params.hash.toLowerCase()) as { id: string } | null
-        if (!row) throw notFound('verification proof')
-        const task = s.pipeline.task(row.id)!
-        return explorerPage('Verification proof', [['proof', task.verificationProof], ['task', task.id], ['status', task.verificationStatus], ['score', task.verificationScore], ['IPFS CID', task.ipfsCid], ['receipt CID', task.receiptCid]],
-          s.guardrails.current(task.operatorId).publishOutputs ? task.verification : publicVerificationRecord(task.verification))
+        const found = verificationOf(params.hash)
+        if (!found) throw notFound('verification proof')
+        const task = found.task
+        return explorerPage('Verification proof', [['proof', task.verificationProof], ['task', task.id], ['status', task.verificationStatus], ['score', task.verificationScore], ['IPFS CID', task.ipfsCid], ['receipt CID', task.receiptCid]], found.record)
       },
     }),
     defineRoute({
@@ -99,6 +106,20 @@ export function proofRoutes(s: Services) {
         if (!row) throw notFound('attestation')
         const a = JSON.parse(row.attestation)
         return explorerPage('EAS offchain attestation', [['uid', a.uid], ['task', row.task_id], ['signer', a.signer], ['schema', a.schema?.schema], ['schema uid', a.schema?.uid]], a)
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/public/verification/:proof', auth: 'none', tags: ['Public'], params: t.Object({ proof: Hash32('verification proof (`verificationProof` of a task)') }),
+      errors: { 404: ['NOT_FOUND'] },
+      summary: 'A verification proof with its record',
+      description: '`proof` = keccak256 of the UTF-8 JSON text of the verification record as the pipeline wrote it (key order as shown). The record is complete (`recordComplete: true`: the proof can be recomputed from it) when the task\'s operator publishes outputs; otherwise the checks\' `note`s, which may describe the output, are left out. The same proof is signed in the task\'s receipt (`task.receiptCid`) and attestation (`task.attestationUid`).',
+      responses: { 200: { description: 'the proof and its record', schema: t.Object({
+        proof: Hash32(), recordComplete: t.Boolean(), record: t.Object({}, { additionalProperties: true, description: 'the verification record: version, taskType, threshold, score, status, checks, outputHash, promptHash' }), task: Task,
+      }) } },
+      handler: ({ params }) => {
+        const found = verificationOf(params.proof)
+        if (!found) throw notFound('verification proof')
+        return { proof: found.task.verificationProof!, recordComplete: found.complete, record: found.record, task: s.tasks.publicView(found.task) }
       },
     }),
     defineRoute({

@@ -2,7 +2,7 @@
 // produced: receipts, attestations, task documents, ToS acceptances and compliance certificates
 // verify; a changed byte or field is caught and named; multi-block IPFS files re-hash block by block.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { canonicalJson, documentKind, fetchVerifiedBytes, verifyAttestation, verifyCertificate, verifyTypedDocument } from '../../ui/lib/verify.js'
+import { canonicalJson, documentKind, fetchVerifiedBytes, verifyAttestation, verifyCertificate, verifyTypedDocument, verifyVerificationProof } from '../../ui/lib/verify.js'
 import { startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -16,7 +16,7 @@ const json = async (cid: string) => JSON.parse(new TextDecoder().decode((await f
 const failed = (r: { checks: { name: string; ok: boolean }[] }) => r.checks.filter((c) => !c.ok).map((c) => c.name)
 
 beforeAll(async () => {
-  s = await startServer()
+  s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
   admin = await s.setupAdmin()
   token = await s.signup('verifier')
   const me = (await s.get('/api/v1/auth/me', { token })).body
@@ -106,5 +106,31 @@ describe('attestations, ToS acceptances, certificates', () => {
     const tampered = structuredClone(cert)
     tampered.summary.totalTasks += 1
     expect(failed(await verifyCertificate(tampered, signers))).toEqual(['hash'])
+  })
+})
+
+describe('verification proofs', () => {
+  test('the public record leaves the notes out; the signed receipt names the proof', async () => {
+    const v = (await s.get(`/api/v1/public/verification/${task.verificationProof}`)).body
+    expect(v).toMatchObject({ proof: task.verificationProof, recordComplete: false, task: { id: task.id } })
+    expect(v.record.checks.some((c: Record<string, unknown>) => 'note' in c)).toBe(false)
+    const receipt = await json(task.receiptCid)
+    expect(failed(verifyVerificationProof(v, receipt))).toEqual([])
+    expect(failed(verifyVerificationProof({ ...v, proof: '0x' + '11'.repeat(32) }, receipt))).toEqual(['receipt'])
+    expect((await s.get(`/api/v1/public/verification/0x${'ab'.repeat(32)}`)).status).toBe(404)
+  })
+
+  test('an operator who publishes outputs publishes the whole record: it hashes to the proof', async () => {
+    const t2 = await s.signup('publisher')
+    expect((await s.patch('/api/v1/operator/guardrails', { publishOutputs: true }, { token: t2 })).status).toBe(200)
+    expect((await s.post('/api/v1/admin/clock/advance', { ms: 30_000 }, { token: admin })).status).toBe(200)
+    const agent = (await s.post('/api/v1/agents/register', { displayName: 'open-bot', capabilities: ['general'] }, { token: t2 })).body
+    const done = (await s.post('/api/v1/tasks/submit?wait=30', { agentId: agent.agentId, taskType: 'general', prompt: 'Publish everything about this one, notes included.' }, { key: agent.apiKey })).body
+    const v = (await s.get(`/api/v1/public/verification/${done.verificationProof}`)).body
+    expect(v.recordComplete).toBe(true)
+    expect(failed(verifyVerificationProof(v, await json(done.receiptCid)))).toEqual([])
+    const tampered = structuredClone(v)
+    tampered.record.score = 1 - tampered.record.score / 2
+    expect(failed(verifyVerificationProof(tampered, null))).toEqual(['record'])
   })
 })

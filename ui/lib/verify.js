@@ -130,6 +130,23 @@ export async function verifyCertificate(cert, signers) {
   ], recovered ?? signer, signers)
 }
 
+/**
+ * A verification proof (GET /api/v1/public/verification/{proof}): when the record is complete, its
+ * JSON text must hash to the proof; the receipt, when given, must sign the same proof.
+ */
+export function verifyVerificationProof(v, receipt) {
+  const checks = []
+  if (v?.recordComplete) {
+    const hash = keccak256(new TextEncoder().encode(JSON.stringify(v.record)))
+    checks.push(check('record', hash === v.proof, hash === v.proof ? `the record hashes to the proof` : `the record hashes to ${hash}, not to the proof`))
+  }
+  if (receipt) {
+    const signed = receipt?.payload?.message?.verificationProof
+    checks.push(check('receipt', signed === v?.proof, signed === v?.proof ? 'the signed receipt names this proof' : `the receipt names ${signed}`))
+  }
+  return { ok: checks.every((c) => c.ok), checks, signer: null, signerInfo: null }
+}
+
 /** The kind of a document found on IPFS, from its shape. */
 export function documentKind(doc) {
   if (doc?.payload?.primaryType === 'TaskReceipt') return 'receipt'
