@@ -116,7 +116,7 @@ export interface Owner {
   agent: { agentId: string; apiKey: string; keyId: string; displayName: string; description: string }
   /** A second agent of the same operator (its key is the "agent key on another agent's resources"). */
   agentB: { agentId: string; apiKey: string; keyId: string }
-  task: { id: string; prompt: string; output: string; ipfsCid: string | null; receiptCid: string | null; attestationUid: string | null }
+  task: { id: string; prompt: string; output: string; ipfsCid: string | null; receiptCid: string | null; attestationUid: string | null; verificationProof: string | null }
   job: { jobId: string; prompt: string; events: string }
   upload: { cid: string }
   wallet: string
@@ -171,7 +171,7 @@ export async function createOwner(s: TestServer, admin: string, login: string, t
     key: { key: key.key, id: key.id, keyPrefix: key.keyPrefix, name: keyName },
     agent: { agentId: agent.agentId, apiKey: agent.apiKey, keyId: agent.keyId, displayName, description },
     agentB: { agentId: agentB.agentId, apiKey: agentB.apiKey, keyId: agentB.keyId },
-    task: { id: task.id, prompt, output: String(task.output ?? ''), ipfsCid: task.ipfsCid ?? null, receiptCid: task.receiptCid ?? null, attestationUid: task.attestationUid ?? null },
+    task: { id: task.id, prompt, output: String(task.output ?? ''), ipfsCid: task.ipfsCid ?? null, receiptCid: task.receiptCid ?? null, attestationUid: task.attestationUid ?? null, verificationProof: task.verificationProof ?? null },
     job: { jobId: job.jobId, prompt: jobPrompt, events },
     upload: { cid: upload.cid },
     wallet,

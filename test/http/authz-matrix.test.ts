@@ -96,6 +96,7 @@ const PARAMS: Record<string, (op: Operation) => Omit<Ref, 'name'> | undefined> =
   operatorId: () => ({ value: owner.operatorId, scope: 'operator' }),
   uid: () => (owner.task.attestationUid ? { value: owner.task.attestationUid, scope: 'public' } : undefined),
   hash: () => ({ value: owner.txHash, scope: 'public' }),
+  proof: () => (owner.task.verificationProof ? { value: owner.task.verificationProof, scope: 'public' } : undefined),
   address: () => ({ value: owner.wallet, scope: 'public' }),
   taskId: () => ({ value: owner.task.id, scope: 'agent' }),
   id: (op) => {
