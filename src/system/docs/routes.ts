@@ -91,7 +91,7 @@ export function docsRoutes(): RouteDef[] {
         const a = (await load()).assets.get(params.name)
         if (!a) throw new ProblemError(404, 'ROUTE_NOT_FOUND', 'no such file of the API reference')
         const headers: Record<string, string> = { 'content-type': a.type, 'cache-control': IMMUTABLE, vary: 'accept-encoding' }
-        if (acceptsGzip(request) && a.bytes.length > 1024) {
+        if (acceptsGzip(request)) {
           a.gzip ??= Bun.gzipSync(a.bytes)
           return new Response(a.gzip, { headers: { ...headers, 'content-encoding': 'gzip' } })
         }
