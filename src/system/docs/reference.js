@@ -27,8 +27,8 @@
 
   const typeOf = (s) => (Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type)
 
-  /** An example value for a schema: its own example or default, else a placeholder of its type. */
-  function exampleOf(doc, schema, depth) {
+  /** An example value for a schema: its own example or default, else a placeholder of its type (named after `name`). */
+  function exampleOf(doc, schema, depth, name) {
     const s = resolve(doc, schema)
     if (s.examples && s.examples.length) return s.examples[0]
     if (s.example !== undefined) return s.example
@@ -36,24 +36,24 @@
     if (s.const !== undefined) return s.const
     if (s.enum && s.enum.length) return s.enum[0]
     const alt = s.oneOf || s.anyOf
-    if (alt && alt.length) return exampleOf(doc, alt.find((x) => resolve(doc, x).type !== 'null') || alt[0], depth)
-    if (s.allOf) return Object.assign({}, ...s.allOf.map((x) => exampleOf(doc, x, depth)))
+    if (alt && alt.length) return exampleOf(doc, alt.find((x) => resolve(doc, x).type !== 'null') || alt[0], depth, name)
+    if (s.allOf) return Object.assign({}, ...s.allOf.map((x) => exampleOf(doc, x, depth, name)))
     if (depth > 4) return null
     switch (typeOf(s)) {
       case 'object': {
         const props = s.properties || {}
         const names = s.required && s.required.length ? s.required : Object.keys(props).slice(0, 4)
-        return Object.fromEntries(names.filter((n) => props[n]).map((n) => [n, exampleOf(doc, props[n], depth + 1)]))
+        return Object.fromEntries(names.filter((n) => props[n]).map((n) => [n, exampleOf(doc, props[n], depth + 1, n)]))
       }
-      case 'array': return s.items ? [exampleOf(doc, s.items, depth + 1)] : []
+      case 'array': return s.items ? [exampleOf(doc, s.items, depth + 1, name)] : []
       case 'integer': case 'number': return typeof s.minimum === 'number' ? s.minimum : 1
       case 'boolean': return true
       case 'null': return null
       case 'string':
         if (s.format === 'date-time') return new Date(0).toISOString()
         if (s.format === 'uri') return 'https://example.com/hook'
-        return 'string'
-      default: return null
+        return name ? `<${name}>` : 'string'
+      default: return depth === 0 ? {} : null // any JSON value
     }
   }
 
@@ -94,10 +94,10 @@
     const params = [...(shared || []), ...(op.parameters || [])].map((p) => resolve(doc, p))
     const lines = []
     const pathParams = params.filter((p) => p.in === 'path')
-    for (const p of pathParams) lines.push(`const ${camel(p.name)} = ${JSON.stringify(String(exampleOf(doc, p.schema, 0) ?? p.name))}`)
+    for (const p of pathParams) lines.push(`const ${camel(p.name)} = ${JSON.stringify(String(exampleOf(doc, p.schema, 1, p.name) ?? p.name))}`)
     let url = path.replace(/\{([^}]+)\}/g, (_, n) => `\${encodeURIComponent(${camel(n)})}`)
     const query = params.filter((p) => p.in === 'query' && p.required)
-    if (query.length) url += '?' + query.map((p) => `${p.name}=${encodeURIComponent(String(exampleOf(doc, p.schema, 0)))}`).join('&')
+    if (query.length) url += '?' + query.map((p) => `${p.name}=${encodeURIComponent(String(exampleOf(doc, p.schema, 1, p.name)))}`).join('&')
 
     const headers = []
     const security = op.security || doc.security || []
@@ -111,7 +111,10 @@
     const init = [`  method: '${method.toUpperCase()}',`]
     if (headers.length) init.push(`  headers: {\n${headers.map((h) => `    ${h},`).join('\n')}\n  },`)
     if (json) init.push(`  body: JSON.stringify(${JSON.stringify(exampleOf(doc, json.schema, 0), null, 2).replace(/\n/g, '\n  ')}),`)
-    else if (body && body['multipart/form-data']) init.push('  body: form, // a FormData with the file')
+    else if (body && body['multipart/form-data']) {
+      lines.push('const form = new FormData()', "form.append('file', new Blob(['hello']), 'hello.txt')")
+      init.push('  body: form,')
+    }
 
     const okStatus = Object.keys(op.responses || {}).find((c) => /^2\d\d$/.test(c))
     const ok = okStatus && resolve(doc, op.responses[okStatus])
