@@ -1,4 +1,4 @@
-// GET /docs: the API reference. Scalar's standalone bundle (vendored in vendor/scalar/, see its
+// GET /docs: the API reference. Scalar's standalone bundle (vendored in ./scalar/, see its
 // README) renders /openapi.json; reference.js configures it (TypeScript examples, the console's
 // session for "try it"). Every file is imported `with { type: 'file' }`, so the compiled binary
 // carries them and the page never fetches anything from another origin.
@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { t } from 'elysia'
 import { ProblemError } from '../../http/errors'
 import { defineRoute, type RouteDef } from '../../http/route'
-import scalarPath from '../../../vendor/scalar/standalone.js' with { type: 'file' }
+import scalarPath from './scalar/standalone.js' with { type: 'file' }
 import referenceCssPath from './reference.css' with { type: 'file' }
 import referencePath from './reference.js' with { type: 'file' }
 
