@@ -75,7 +75,7 @@ beforeAll(async () => {
 afterAll(async () => { await s?.cleanup() })
 
 /** GET without decompression (fetch hides content-encoding once it has decoded the body). */
-function rawGet(url: string, encoding: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Uint8Array }> {
+function rawGet(url: string, encoding: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Uint8Array<ArrayBuffer> }> {
   return new Promise((done, fail) => {
     get(url, { headers: { 'accept-encoding': encoding } }, (res) => {
       const chunks: Buffer[] = []
