@@ -197,6 +197,27 @@ describe.skipIf(!available)('API reference (/docs) in a browser', () => {
     await ctx.close()
   }, 60_000)
 
+  test('signing in to the console and following its Docs link (same tab) carries the session to "try it"', async () => {
+    const ctx = await offlineContext()
+    const page = await ctx.newPage()
+    await page.goto(`${s.url}/#/login`)
+    const form = page.locator('form[aria-label="Sign in"]')
+    await form.locator('input[name="login"]').fill('docs-reader')
+    await form.locator('input[name="password"]').fill('operator-password')
+    await form.locator('button[type="submit"]').click()
+    await page.waitForFunction(() => !location.hash.startsWith('#/login'))
+    await page.locator('a[href="/docs"]').first().click()
+    await page.waitForURL(`${s.url}/docs`)
+    expect(await page.locator('#tg-session').textContent()).toContain('console session')
+    const sidebar = page.locator('aside').first()
+    await sidebar.getByText('Auth', { exact: true }).first().click()
+    await sidebar.getByText('The signed-in operator profile', { exact: true }).first().click()
+    expect(await tryIt(page, ME)).toContain('200 OK')
+    expect(outside).toEqual([])
+    expect(pageErrors).toEqual([])
+    await ctx.close()
+  }, 60_000)
+
   test('without a session, "try it" takes a pasted API key (x-api-key): GET /api/v1/whoami answers 200', async () => {
     const key = (await s.post('/api/v1/operator/keys', { name: 'docs' }, { token })).body.key as string
     const ctx = await offlineContext()
