@@ -67,7 +67,7 @@ function load() {
       names.set(`${f.key}.${f.ext}`, `/docs/assets/${name}`)
     }
     return { html: page((key, ext) => names.get(`${key}.${ext}`)!), assets }
-  })()
+  })().catch((err) => { loaded = null; throw err }) // a failed read is tried again on the next request
   return loaded
 }
 
