@@ -205,7 +205,7 @@ export function createHttp(o: HttpOptions) {
       res.headers.set('x-content-type-options', 'nosniff')
     }
     if (res.headers.get('content-type')?.startsWith('text/html')) {
-      res.headers.set('content-security-policy', UI_CSP)
+      if (!res.headers.has('content-security-policy')) res.headers.set('content-security-policy', UI_CSP) // /docs sets its own
       res.headers.set('referrer-policy', 'no-referrer')
       res.headers.set('x-frame-options', 'DENY')
     }

@@ -1,4 +1,4 @@
-// Operational endpoints: health, readiness, metrics, OpenAPI + docs, public config, test clock.
+// Operational endpoints: health, readiness, metrics, OpenAPI + docs (docs/routes.ts), public config, test clock.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { t } from 'elysia'
 import pkg from '../../package.json'
@@ -6,7 +6,7 @@ import { TIER_LIMITS } from '../config'
 import { ProblemError, unauthorized } from '../http/errors'
 import { defineRoute } from '../http/route'
 import type { Services } from '../services'
-import docsHtml from '../../ui/docs.html' with { type: 'text' }
+import { docsRoutes } from './docs/routes'
 
 export const VERSION: string = pkg.version
 
@@ -118,11 +118,7 @@ export function systemRoutes(s: Services, openapi: () => string) {
         return new Response(openapi(), { headers: { 'content-type': 'application/json' } })
       },
     }),
-    defineRoute({
-      method: 'GET', path: '/docs', auth: 'none', tags, summary: 'API reference (renders /openapi.json)', hidden: true,
-      responses: { 200: { description: 'HTML' } },
-      handler: () => new Response(docsHtml as unknown as string, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
-    }),
+    ...docsRoutes(),
     defineRoute({
       method: 'GET', path: '/api/v1/config/public', auth: 'none', tags: ['Public'], summary: 'Public configuration: tiers, pricing, thresholds',
       description: 'A flat object with dotted keys. Values come from the server configuration (taskgate.toml / TASKGATE_*).',
