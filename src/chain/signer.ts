@@ -45,6 +45,8 @@ export const EAS_TYPES = {
 
 /** The EAS schema every task attestation uses; its UID is keccak256(schema ‖ resolver ‖ revocable) as EAS's SchemaRegistry computes it. */
 export const TASK_SCHEMA = 'string taskId,string agentId,bytes32 promptHash,bytes32 outputHash,string ipfsCid,bytes32 stateRoot,uint16 verificationScoreBps,bool verified'
+/** Parsed once: parsing the human-readable schema cost more than encoding it. */
+const TASK_SCHEMA_PARAMS = parseAbiParameters(TASK_SCHEMA)
 export const TASK_SCHEMA_UID = keccak256(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true]))
 
 export interface SignedTypedData<M> {
@@ -146,7 +148,7 @@ export interface ReceiptMessage {
 }
 
 export function encodeTaskAttestationData(d: { taskId: string; agentId: string; promptHash: Hex; outputHash: Hex; ipfsCid: string; stateRoot: Hex; verificationScoreBps: number; verified: boolean }): Hex {
-  return encodeAbiParameters(parseAbiParameters(TASK_SCHEMA), [d.taskId, d.agentId, d.promptHash, d.outputHash, d.ipfsCid, d.stateRoot, d.verificationScoreBps, d.verified])
+  return encodeAbiParameters(TASK_SCHEMA_PARAMS, [d.taskId, d.agentId, d.promptHash, d.outputHash, d.ipfsCid, d.stateRoot, d.verificationScoreBps, d.verified])
 }
 
 /** EAS offchain UID (Version 2), as eas-sdk's Offchain.getOffchainUID computes it. */
