@@ -8,7 +8,11 @@ import { openDb, migrate } from '../../src/db/index'
 import { recomputeRollups } from '../../src/tasks/counters'
 import { TASK_TYPES } from '../../src/agents/schema'
 
-export interface SeedOptions { tasks: number; operators: number; agentsPerOperator: number; days: number; now: number }
+export interface SeedOptions {
+  tasks: number; operators: number; agentsPerOperator: number; days: number; now: number
+  /** an operator that exists already (made by the CLI, so it can sign in): it becomes the largest */
+  firstOperatorId?: string
+}
 export interface Seeded { operatorIds: string[]; agentIds: string[]; largestOperator: string; largestAgent: string; seconds: number; phases: { insertS: number; indexesS: number; rollupsS: number }; dbBytes: number }
 
 const DAY = 86_400_000
@@ -26,8 +30,8 @@ export function seedTasks(dataDir: string, o: SeedOptions): Seeded {
   migrate(db)
   const sql = db.$client
   const rand = rng(42)
-  const operatorIds = Array.from({ length: o.operators }, (_, i) => `op_bench${String(i).padStart(4, '0')}`)
-  const agentIds: string[][] = operatorIds.map((op) => Array.from({ length: o.agentsPerOperator }, (_, j) => `agent_${op.slice(3)}_${j}`))
+  const operatorIds = Array.from({ length: o.operators }, (_, i) => (i === 0 && o.firstOperatorId) || `op_bench${String(i).padStart(4, '0')}`)
+  const agentIds: string[][] = operatorIds.map((_, i) => Array.from({ length: o.agentsPerOperator }, (_, j) => `agent_bench${String(i).padStart(4, '0')}_${j}`))
   // Operator i gets a share proportional to 1/(i+1) (Zipf), so a few operators hold most tasks.
   const weights = operatorIds.map((_, i) => 1 / (i + 1))
   const cum: number[] = []
@@ -45,7 +49,7 @@ export function seedTasks(dataDir: string, o: SeedOptions): Seeded {
     const insOp = sql.prepare("INSERT INTO operators (id, login, tier, status, role, flags, token_version, created_at, updated_at) VALUES (?1, ?2, 'ENTERPRISE', 'ACTIVE', 'operator', '{}', 0, ?3, ?3)")
     const insAgent = sql.prepare("INSERT INTO agents (id, operator_id, display_name, model, agent_version, capabilities, status, state_root, created_at, updated_at) VALUES (?1, ?2, ?1, 'builtin', '1', '[\"general\"]', 'ACTIVE', '0x00', ?3, ?3)")
     const start = o.now - o.days * DAY
-    operatorIds.forEach((op, i) => { insOp.run(op, `bench-op-${i}`, start); for (const a of agentIds[i]!) insAgent.run(a, op, start) })
+    operatorIds.forEach((op, i) => { if (!(i === 0 && o.firstOperatorId)) insOp.run(op, `bench-op-${i}`, start); for (const a of agentIds[i]!) insAgent.run(a, op, start) })
     const ins = sql.prepare(`INSERT INTO tasks (id, operator_id, agent_id, task_type, prompt, model, provider, status, stage, failure_code, credits_charged, latency_ms,
       verification_status, verification_score, diagnostic, created_at, updated_at, completed_at) VALUES (?1, ?2, ?3, ?4, 'seeded', 'builtin', 'builtin', ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13)`)
     for (let n = 0; n < o.tasks; n++) {

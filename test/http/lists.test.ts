@@ -122,7 +122,7 @@ describe('every write path keeps the counters exact', () => {
         }
       }
       for (const f of filters) await check('/api/v1/tasks', f, false)
-      for (const f of [{}, { status: 'COMPLETED' }, { taskType: 'general' }, { agentId: a.agents[0]! }]) await check('/api/v1/operator/tasks', { ...f, operatorId: a.id }, true, a.token)
+      for (const f of [{}, { status: 'COMPLETED' }, { taskType: 'general' }, { agentId: a.agents[0]! }] as Record<string, string>[]) await check('/api/v1/operator/tasks', { ...f, operatorId: a.id }, true, a.token)
       const sys = await s.get('/api/v1/operator/tasks?agentId=system', { token: a.token })
       expect(sys.body.total).toBe(1) // the ToS acceptance, on the operator's own list only
       expect((await s.get(`/api/v1/tasks?agentId=system`)).body.total).toBe(0)
