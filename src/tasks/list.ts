@@ -2,8 +2,10 @@
 // (task_counts) and the page from one index range, newest first. The index is chosen from the
 // counters: the one whose equality prefix leaves the fewest rows to step over for the page; a page
 // past the middle is read from the other end (oldest first, then reversed), so the last page costs
-// what the first does. Pages more than MAX_SCAN rows from both ends are refused (PAGE_TOO_DEEP):
-// narrow the filters instead. Design and numbers: docs/performance.md, "Lists".
+// what the first does. A deep page of a list the daily rollups count exactly (no agent or task type
+// filter, no system tasks in it) seeks to its UTC day first (keyset on created_at) and steps over
+// at most that day's tasks. Pages that would still step over more than MAX_SCAN index entries are
+// refused (PAGE_TOO_DEEP): narrow the filters instead. Design and numbers: docs/performance.md.
 import type { Database, Statement } from 'bun:sqlite'
 import { badRequest } from '../http/errors'
 import { TASK_SELECT, fromRow } from './store'
@@ -11,8 +13,14 @@ import type { TaskRow } from '../pipeline/types'
 
 export interface ListFilter { status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }
 
-/** How many index entries a page may step over (offset from the nearer end). */
+/** How many index entries a page may step over (after the day seek, from the nearer end). */
 export const MAX_SCAN = 100_000
+/** Pages further than this from the nearer end try the day seek first. */
+export const SEEK_AFTER = 2_000
+
+const DAY_MS = 86_400_000
+/** task_daily's column for each status (the rollups count non-system tasks per UTC creation day). */
+const DAILY_COLUMN: Record<string, string> = { COMPLETED: 'completed', FAILED: 'failed', PROCESSING: 'processing', QUEUED: 'queued', PENDING_APPROVAL: 'pending_approval' }
 
 type Col = 'operator_id' | 'agent_id' | 'status' | 'task_type'
 /** The list indexes of `tasks` (src/db/schema.ts) and their equality columns; each ends with (created_at, id). */
@@ -29,7 +37,7 @@ const INDEXES: { name: string; eq: Col[] }[] = [
 export class TaskLists {
   private statements = new Map<string, Statement>()
 
-  constructor(private db: Database) {}
+  constructor(private db: Database, private limits = { maxScan: MAX_SCAN, seekAfter: SEEK_AFTER }) {}
 
   /** One page and the exact total. `page` is 1-based. */
   page(f: ListFilter, page: number, limit: number): { rows: TaskRow[]; total: number } {
@@ -40,12 +48,14 @@ export class TaskLists {
       // Read from the nearer end: newest first, or oldest first and reversed.
       const fromEnd = total - offset - limit
       const reverse = fromEnd < offset
-      const skip = reverse ? Math.max(0, fromEnd) : offset
+      let skip = reverse ? Math.max(0, fromEnd) : offset
       const take = reverse ? Math.min(limit, total - offset) : limit
-      if (skip > MAX_SCAN) {
-        throw badRequest('PAGE_TOO_DEEP', `page ${page} lies more than ${MAX_SCAN} tasks from both ends of this list; narrow it with filters (status, taskType, operatorId, agentId)`, { maxScan: MAX_SCAN, total })
+      const seek = skip > this.limits.seekAfter ? this.daySeek(f, skip, reverse) : null
+      if (seek) skip = seek.skip
+      if (skip > this.limits.maxScan) {
+        throw badRequest('PAGE_TOO_DEEP', `page ${page} lies more than ${this.limits.maxScan} tasks from both ends of this list; narrow it with filters (status, taskType, operatorId, agentId)`, { maxScan: this.limits.maxScan, total })
       }
-      const idx = this.bestIndex(f, skip + take)
+      const idx = seek ? seek.index : this.bestIndex(f, skip + take)
       const where: string[] = []
       const args: (string | number)[] = []
       const add = (cond: string, v: string | number) => { args.push(v); where.push(cond.replace('?', `?${args.length}`)) }
@@ -54,6 +64,7 @@ export class TaskLists {
       if (f.status !== undefined) add('status = ?', f.status)
       if (f.taskType !== undefined) add('task_type = ?', f.taskType)
       else if (!f.includeSystem) where.push("task_type != 'system'")
+      if (seek) add(reverse ? 'created_at >= ?' : 'created_at < ?', seek.bound)
       args.push(take, skip)
       const dir = reverse ? 'ASC' : 'DESC'
       const sql = `${TASK_SELECT} WHERE rowid IN (SELECT rowid FROM tasks INDEXED BY ${idx} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
@@ -61,6 +72,29 @@ export class TaskLists {
       const rows = (this.stmt(sql).all(...args) as Record<string, unknown>[]).map(fromRow)
       return { rows, total }
     })()
+  }
+
+  /**
+   * Keyset behind the page number: the daily rollups count this list's tasks per UTC creation day
+   * exactly when it has no agent or task type filter and holds no system task. Walking the days
+   * from the read end finds the day holding row `skip`; the page then starts from that day's
+   * boundary (created_at < end of day, or ≥ its start when reading oldest first) and steps over
+   * only the rest within the day. Null when the list is not one of those.
+   */
+  private daySeek(f: ListFilter, skip: number, reverse: boolean): { skip: number; bound: number; index: string } | null {
+    if (f.agentId !== undefined || f.taskType !== undefined) return null
+    if (f.includeSystem && this.count({ ...f, taskType: 'system' }) > 0) return null
+    const col = f.status === undefined ? 'total' : DAILY_COLUMN[f.status]
+    if (!col) return null
+    const days = this.stmt(`SELECT day, ${col} AS n FROM task_daily WHERE operator_id = ?1 AND day >= 0 AND ${col} > 0 ORDER BY day ${reverse ? 'ASC' : 'DESC'}`)
+      .all(f.operatorId ?? '') as { day: number; n: number }[]
+    const index = f.operatorId !== undefined ? (f.status !== undefined ? 'tasks_operator_status_idx' : 'tasks_operator_idx') : f.status !== undefined ? 'tasks_status_idx' : 'tasks_created_idx'
+    let before = 0
+    for (const d of days) {
+      if (before + d.n > skip) return { skip: skip - before, bound: (reverse ? d.day : d.day + 1) * DAY_MS, index }
+      before += d.n
+    }
+    return null
   }
 
   /** Exact number of tasks matching the filter, from the counters. */
