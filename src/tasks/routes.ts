@@ -32,7 +32,7 @@ const StageEvent = t.Object({
   detail: t.Union([t.Object({}, { additionalProperties: true }), t.Null()]), at: t.String({ format: 'date-time' }),
 })
 
-const LIST_DESCRIPTION = `Newest first (createdAt, then id). \`total\` and \`totalPages\` are exact (counters kept with every task write). A page more than ${MAX_SCAN} tasks away from both the newest and the oldest end of the filtered list → 400 PAGE_TOO_DEEP: narrow it with filters (status, taskType, agentId, operatorId).`
+const LIST_DESCRIPTION = `Newest first (createdAt, then id). \`total\` and \`totalPages\` are exact (counters kept with every task write). Deep pages are served from the nearer end and, without an agentId or taskType filter, by seeking to their day; a page that would still lie more than ${MAX_SCAN} tasks from both ends of the filtered list (possible only with an agentId or taskType filter) → 400 PAGE_TOO_DEEP: narrow it with filters.`
 
 const PAID_HEADERS = { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' } as const
 
