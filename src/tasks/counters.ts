@@ -7,8 +7,11 @@ import { sqlByTag } from '../db/migrations'
 
 export const ROLLUP_TABLES = ['task_counts', 'task_daily', 'task_latency_daily'] as const
 
-/** The backfill statements of migration 0006 (one INSERT … SELECT … FROM tasks per table and scope). */
-export const BACKFILL: string[] = sqlByTag['0006_lists']!.split('--> statement-breakpoint')
+/** The migration that creates the counters (`NNNN_lists`, whatever its number after merges). */
+const LISTS_TAG = Object.keys(sqlByTag).find((tag) => tag.endsWith('_lists'))!
+
+/** Its backfill statements (one INSERT … SELECT … FROM tasks per table and scope). */
+export const BACKFILL: string[] = sqlByTag[LISTS_TAG]!.split('--> statement-breakpoint')
   .map((s) => s.trim()).filter((s) => s.startsWith('INSERT INTO task_'))
 
 /** Rebuilds the counters and rollups from `tasks`. Runs in one transaction. */
