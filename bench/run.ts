@@ -1,19 +1,21 @@
 // TaskGate benchmark: binary size, cold start, throughput/latency per route against a bare
 // Bun.serve baseline (wrk), RSS, full-pipeline tasks/s (wrk, builtin provider, c=1/16/64) and the
 // gateway overhead around a provider call (bench/fake-openai.ts, see bench/lib/pipeline.ts) and the
-// cost of paying a submit with x402 instead of credits (a dedicated server, see bench/lib/payments.ts).
+// cost of paying a submit with x402 instead of credits (a dedicated server, see bench/lib/payments.ts)
+// and the task lists at a million stored tasks (a dedicated seeded data dir, see bench/lib/lists.ts).
 // Writes bench/results/latest.json. Exits 0 even when targets are missed (it is a report);
 // non-zero only when the benchmark itself cannot run.
 //
 //   bun run bench/run.ts [--quick] [--duration N] [--warmup N] [--build] [--cold-runs N]
 //                        [--connections N] [--threads N] [--only SUBSTRING]
-//                        [--pipeline-duration N] [--overhead-samples N] [--payment-samples N]
+//                        [--pipeline-duration N] [--overhead-samples N] [--payment-samples N] [--lists-tasks N]
 import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
 import { measurePayments, setupPayments, type PaymentsResult } from './lib/payments'
 import { measureOverhead, type OverheadResult } from './lib/pipeline'
+import { LISTS_MAX_P50_MS, LISTS_NAME, measureLists, type ListsResult } from './lib/lists'
 import { cleanEnv, cleanup, cleanupSync, cpuBetween, freePort, readCpu, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
 import { ensureWrk, luaScriptFor, parseSuccess, runWrk, successCountingLua, writeLuaScript, wrkVersion, type SuccessCount, type WrkResult } from './lib/wrk'
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios'
@@ -46,12 +48,14 @@ interface Options {
   connections: number; threads: number; only: string | null; logLevel: string | null
   pipelineDurationS: number; overheadSamples: number; overheadWarmup: number
   paymentSamples: number; paymentWarmup: number
+  listsTasks: number
 }
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null,
     pipelineDurationS: 5, overheadSamples: 500, overheadWarmup: 50, paymentSamples: 300, paymentWarmup: 30,
+    listsTasks: 1_000_000,
   }
   let duration: number | null = null
   let warmup: number | null = null
@@ -78,6 +82,7 @@ function parseArgs(argv: string[]): Options {
       case '--pipeline-duration': pipelineDuration = val('--pipeline-duration'); break
       case '--overhead-samples': overheadSamples = Math.round(val('--overhead-samples')); break
       case '--payment-samples': paymentSamples = Math.round(val('--payment-samples')); break
+      case '--lists-tasks': o.listsTasks = Math.round(val('--lists-tasks')); break
       case '--only': o.only = inline ?? argv[++i] ?? usage('--only needs a value'); break
       case '--log-level': o.logLevel = inline ?? argv[++i] ?? usage('--log-level needs a value'); break
       case '-h': case '--help': usage()
@@ -106,10 +111,11 @@ function usage(err?: string): never {
   --threads N        wrk threads (default 1)
   --only SUBSTRING   only run scenarios whose name contains SUBSTRING; the bare baseline runs when a
                      route scenario is chosen. Pipeline: "pipeline" (all), "pipeline builtin",
-                     "c=16", "overhead"; x402 payments: "payments"
+                     "c=16", "overhead"; x402 payments: "payments"; task lists at scale: "lists"
   --pipeline-duration N  seconds per pipeline load (default 5; the warm-up is --warmup)
   --overhead-samples N   measured rounds of the overhead measurement (default 500, 50 warm-up)
   --payment-samples N    measured sequential rounds of the payments part (default 300; warm-up N/10)
+  --lists-tasks N    tasks seeded for the lists part (default 1,000,000; "--only lists" runs only it)
   --log-level L      pass --log-level L to the server under load (default: not passed, i.e. info;
                      for diagnosis only, the targets are defined with the default)
 `)
@@ -292,7 +298,8 @@ async function main(): Promise<void> {
   const chosen = SCENARIOS.filter((s) => (s.baseline ? routeChosen || matches(s.name) : matches(s.name)))
   const overheadChosen = matches(OVERHEAD_NAME)
   const paymentsChosen = matches(PAYMENTS_NAME)
-  if (chosen.length === 0 && !overheadChosen && !paymentsChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME].join(' | ')})`)
+  const listsChosen = matches(LISTS_NAME)
+  if (chosen.length === 0 && !overheadChosen && !paymentsChosen && !listsChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME, LISTS_NAME].join(' | ')})`)
   const wrk = ensureWrk()
   const loadAtStart = loadavg()[0]!
   if (loadAtStart > 0.5) log(`warning: load average is ${f(loadAtStart, 2)} before the benchmark; other processes compete for the CPU and the numbers will be noisy`)
@@ -441,6 +448,16 @@ async function main(): Promise<void> {
   let payments: PaymentsResult | null = null
   if (paymentsChosen) payments = await runPayments(opts)
 
+  // 7d. task lists, counters and daily rollups at scale, on a dedicated seeded data dir
+  let lists: ListsResult | null = null
+  if (listsChosen) {
+    lists = await measureLists({
+      wrk, bin: BIN, tasks: opts.listsTasks, durationS: opts.durationS, warmupS: opts.warmupS,
+      start: (dir, cwd, logFile) => startTaskgate(dir, cwd, logFile, opts.logLevel ? ['--log-level', opts.logLevel] : [], BENCH_ENV),
+      log: (x) => process.stdout.write(x),
+    })
+  }
+
   // 8. report
   const memory = {
     idleRssMb: kbToMb(idle.rssKb),
@@ -477,6 +494,12 @@ async function main(): Promise<void> {
     const c = payments.checks
     if (c.paidOperatorBalance !== null) checks.push({ name: 'payments: paid operator credit balance after', value: String(c.paidOperatorBalance), limit: '= 0', pass: c.paidOperatorBalance === 0 })
     if (c.sequentialWalletSpentUsdc !== null) checks.push({ name: 'payments: USDC spent by the sequential wallet', value: String(c.sequentialWalletSpentUsdc), limit: `= ${c.sequentialWalletExpectedUsdc}`, pass: Math.abs(c.sequentialWalletSpentUsdc - c.sequentialWalletExpectedUsdc) < 1e-6 })
+  }
+  if (lists) {
+    for (const v of lists.variants) {
+      if (v.targeted) checks.push({ name: `lists ${v.name}: p50 at ${lists.tasks.toLocaleString('en')} tasks`, value: `${f(v.p50Ms, 3)} ms`, limit: `< ${LISTS_MAX_P50_MS} ms`, pass: v.p50Ms < LISTS_MAX_P50_MS })
+      if (v.errors) checks.push({ name: `lists ${v.name}: errors/non-2xx`, value: String(v.errors), limit: '0', pass: false })
+    }
   }
   checks.push({ name: 'cold start (median)', value: `${f(cold.medianMs)} ms`, limit: `< ${LIMITS.coldStartMs} ms`, pass: cold.medianMs < LIMITS.coldStartMs })
   checks.push({ name: 'RSS idle', value: `${f(memory.idleRssMb)} MB`, limit: `< ${LIMITS.idleRssMb} MB`, pass: memory.idleRssMb < LIMITS.idleRssMb })
@@ -581,6 +604,17 @@ async function main(): Promise<void> {
     for (const x of p.failures) log(`    ${x.phase}: ${x.status} ${x.body}`)
     log()
   }
+  if (lists) {
+    const l = lists
+    log(`task lists at ${l.tasks.toLocaleString('en')} tasks (${l.operators} operators, ${l.agents} agents, ${l.days} days; seeded by SQL in ${f(l.seed.seconds)} s, ${f(l.seed.dbMb, 0)} MB; server ready in ${f(l.startMs)} ms); wrk -t1 -c1 -d${opts.durationS}s per variant, limit 20:`)
+    const lc = ['variant', 'total', 'p50 ms', 'p99 ms', 'req/s']
+    const lr = l.variants.map((v) => [v.name, v.total === null ? '' : String(v.total), f(v.p50Ms, 3), f(v.p99Ms, 3), f(v.rps, 0)])
+    const lw = lc.map((c, i) => Math.max(c.length, ...lr.map((r) => r[i]!.length)))
+    const ll = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(lw[i]!) : c.padStart(lw[i]!))).join('  ')
+    log(`  ${ll(lc)}`)
+    for (const r of lr) log(`  ${ll(r)}`)
+    log()
+  }
   log(`binary size        ${f(sizeMb)} MB${build.built ? ` (built in ${f(build.seconds)} s: ${build.reason})` : ''}`)
   log(`cold start         min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms  (${cold.runsMs.map((x) => f(x)).join(', ')}); \`taskgate version\` alone: ${f(cold.execFloorMs)} ms`)
   log(`RSS                idle ${f(memory.idleRssMb)} MB / under load ${memory.underLoadRssMb === null ? 'n/a' : f(memory.underLoadRssMb)} MB / peak (VmHWM) ${memory.peakHwmMb === null ? 'n/a' : f(memory.peakHwmMb)} MB   (bare Bun.serve idle ${memory.bareIdleRssMb === null ? 'n/a' : f(memory.bareIdleRssMb)} MB)`)
@@ -614,6 +648,7 @@ async function main(): Promise<void> {
       overhead,
     },
     payments,
+    lists,
     checks,
   }, null, 2)}\n`)
   log()

@@ -15,6 +15,7 @@ import { keyRoutes } from './keys/routes'
 import { moneyRoutes } from './money/routes'
 import { proofRoutes } from './proofs/routes'
 import { publicRoutes } from './public/routes'
+import { statsRoutes } from './stats/routes'
 import { taskRoutes } from './tasks/routes'
 import { walletRoutes } from './wallet/routes'
 import { createLogger, type Logger } from './log'
@@ -38,7 +39,7 @@ export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.di
 export function allRoutes(s: Services): RouteDef[] {
   const routes: RouteDef[] = []
   let openapi = ''
-  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
+  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
   const c = s.config
   openapi = JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm }))
   return routes

@@ -45,6 +45,7 @@ import { ApprovalService } from './approvals/service'
 import { WebhookOutbox } from './webhooks/outbox'
 import { WebhookSecrets } from './webhooks/secrets'
 import type { StoredConfig } from './guardrails/store'
+import { DailyStats } from './stats/daily'
 
 export interface Services {
   config: Config
@@ -79,6 +80,8 @@ export interface Services {
   chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
   tasks: TaskService
+  /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
+  stats: DailyStats
   wallet: WalletService
   usdc: MockUsdc
   x402: X402Gate
@@ -147,6 +150,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline: null as unknown as PipelineRunner,
     tasks: null as unknown as TaskService,
+    stats: new DailyStats(db.$client, clock),
     wallet: null as unknown as WalletService,
     usdc: new MockUsdc(db.$client, clock),
     x402: null as unknown as X402Gate,

@@ -1,6 +1,6 @@
 // Drizzle table definitions. The SQL that creates them lives in migrations/ (drizzle-kit generate).
 import { sql } from 'drizzle-orm'
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const operators = sqliteTable('operators', {
   id: text('id').primaryKey(),
@@ -127,14 +127,59 @@ export const tasks = sqliteTable('tasks', {
   updatedAt: integer('updated_at').notNull(),
   completedAt: integer('completed_at'),
 }, (t) => [
-  index('tasks_created_idx').on(t.createdAt),
+  // The task lists (newest first, `id` breaks ties): one index per filter and per common pair, so
+  // a page is an index range read; other combinations scan the cheapest of these. The trailing
+  // task_type/status make those scans (and the public lists' `task_type != 'system'`) index-only.
+  index('tasks_created_idx').on(t.createdAt, t.id, t.taskType, t.status),
   index('tasks_ipfs_cid_idx').on(t.ipfsCid),
   index('tasks_receipt_cid_idx').on(t.receiptCid),
-  index('tasks_operator_idx').on(t.operatorId, t.createdAt),
-  index('tasks_agent_idx').on(t.agentId, t.createdAt),
-  index('tasks_status_idx').on(t.status, t.createdAt),
+  index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType, t.status),
+  index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType, t.status),
+  index('tasks_status_idx').on(t.status, t.createdAt, t.id, t.taskType),
+  index('tasks_type_idx').on(t.taskType, t.createdAt, t.id, t.status),
+  index('tasks_operator_status_idx').on(t.operatorId, t.status, t.createdAt, t.id, t.taskType),
+  index('tasks_agent_status_idx').on(t.agentId, t.status, t.createdAt, t.id, t.taskType),
   uniqueIndex('tasks_idempotency_uq').on(t.operatorId, t.idempotencyKey),
 ])
+
+// Task counters per list filter, kept by triggers on `tasks` (migrations/0006_lists.sql) in the same
+// transaction as every write: `kind` 0 = all tasks, 1 = one operator's, 2 = one agent's (of one
+// operator), each split by task type and status, so any filter's total is a sum over a few rows.
+export const taskCounts = sqliteTable('task_counts', {
+  kind: integer('kind').notNull(),
+  agentId: text('agent_id').notNull(),
+  operatorId: text('operator_id').notNull(),
+  taskType: text('task_type').notNull(),
+  status: text('status').notNull(),
+  n: integer('n').notNull(),
+}, (t) => [primaryKey({ columns: [t.kind, t.agentId, t.operatorId, t.taskType, t.status] })])
+
+// Daily rollup per operator (`operator_id` '' = all operators) and UTC day of the task's creation
+// (`day` = days since 1970-01-01; -1 = all time, kept for the all-operators row only), system tasks
+// excluded; kept by triggers. Latency counts COMPLETED tasks; `verified` COMPLETED and VERIFIED.
+export const taskDaily = sqliteTable('task_daily', {
+  operatorId: text('operator_id').notNull(),
+  day: integer('day').notNull(),
+  total: integer('total').notNull().default(0),
+  completed: integer('completed').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+  processing: integer('processing').notNull().default(0),
+  queued: integer('queued').notNull().default(0),
+  pendingApproval: integer('pending_approval').notNull().default(0),
+  credits: integer('credits').notNull().default(0),
+  verified: integer('verified').notNull().default(0),
+  latencyN: integer('latency_n').notNull().default(0),
+  latencySum: integer('latency_sum').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.operatorId, t.day] })])
+
+// Latency histogram per operator ('' = all) and UTC day: bucket b = floor(4·log2(latencyMs)) holds
+// latencies in [2^(b/4), 2^((b+1)/4)) ms (src/stats/histogram.ts estimates percentiles from it).
+export const taskLatencyDaily = sqliteTable('task_latency_daily', {
+  operatorId: text('operator_id').notNull(),
+  day: integer('day').notNull(),
+  bucket: integer('bucket').notNull(),
+  n: integer('n').notNull(),
+}, (t) => [primaryKey({ columns: [t.operatorId, t.day, t.bucket] })])
 
 // Stage transitions: the task timeline and the source of the SSE stream.
 export const taskEvents = sqliteTable('task_events', {

@@ -12,6 +12,7 @@ export const PROBLEM_CODES: Record<string, string> = {
   INVALID_CURSOR: 'the `before` cursor is not one of the caller\'s records; start again from the first page',
   INVALID_IDEMPOTENCY_KEY: 'the Idempotency-Key header must be 1–255 characters',
   INVALID_TASK_TYPE: 'unknown task type (`allowed` lists the task types)',
+  PAGE_TOO_DEEP: 'the page lies more than `maxScan` tasks from both ends of the filtered task list (newest and oldest); narrow the list with filters',
   INVALID_CAPABILITY: 'unknown capability (`allowed` lists the task types)',
   UNKNOWN_MODEL: 'no configured provider serves this model',
   PROMPT_REQUIRED: 'send `prompt` or `messages`',

@@ -1,4 +1,4 @@
-// Public read endpoints: platform statistics and agent passports (no credential).
+// Public read endpoints: platform statistics (all-time and per day) and agent passports (no credential).
 import { t } from 'elysia'
 import { nextTrustLevel } from '../agents/fingerprint'
 import { notFound } from '../http/errors'
@@ -7,6 +7,7 @@ import { DateTime, Id, type IntBounds, QueryInt, queryInt } from '../http/schema
 import { SCORE_FORMULA } from './leaderboard'
 import { X402State } from '../money/routes'
 import type { Services } from '../services'
+import { DAILY_DESCRIPTION, DailyQuery, DailySeries } from '../stats/schema'
 
 
 const LEADERBOARD_LIMIT: IntBounds = { minimum: 1, maximum: 100, default: 20 }
@@ -29,19 +30,16 @@ export function publicRoutes(s: Services) {
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/public/stats', auth: 'none', tags, summary: 'Platform statistics',
-      description: 'avgLatencyMs over completed tasks; verificationRate = VERIFIED share of completed tasks, from 0 to 1. System tasks are not counted.',
+      description: 'avgLatencyMs = mean latency of the completed tasks; verificationRate = VERIFIED share of completed tasks, from 0 to 1. System tasks are not counted. Read from counters kept with every task write (a sum and a count, so the mean is exact).',
       responses: { 200: { description: 'stats', schema: t.Object({ totalTasks: t.Integer(), totalOperators: t.Integer(), totalAgents: t.Integer(), avgLatencyMs: t.Number(), verificationRate: t.Number() }) } },
-      handler: () => {
-        const db = s.db.$client
-        const t1 = db.query(`SELECT count(*) AS n, avg(CASE WHEN status = 'COMPLETED' THEN latency_ms END) AS lat,
-          sum(CASE WHEN status = 'COMPLETED' THEN 1 ELSE 0 END) AS done, sum(CASE WHEN verification_status = 'VERIFIED' AND status = 'COMPLETED' THEN 1 ELSE 0 END) AS verified
-          FROM tasks WHERE task_type != 'system'`).get() as { n: number; lat: number | null; done: number | null; verified: number | null }
-        const n = (sql: string) => (db.query(sql).get() as { n: number }).n
-        return {
-          totalTasks: t1.n, totalOperators: n('SELECT count(*) AS n FROM operators'), totalAgents: n('SELECT count(*) AS n FROM agents'),
-          avgLatencyMs: Math.round((t1.lat ?? 0) * 100) / 100, verificationRate: t1.done ? Math.round(((t1.verified ?? 0) / t1.done) * 10000) / 10000 : 0,
-        }
-      },
+      handler: () => s.stats.overall(),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/public/stats/daily', auth: 'none', tags, query: DailyQuery,
+      summary: 'Platform tasks per day over all operators: statuses, credits, verification, latency percentiles',
+      description: `The same series as GET /api/v1/operator/stats/daily, over all operators (system tasks excluded). ${DAILY_DESCRIPTION}`,
+      responses: { 200: { description: 'daily series', schema: DailySeries } },
+      handler: ({ query }) => s.stats.series('', Number(query.days ?? 30)),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/public/agent/:agentId/passport', auth: 'none', tags, params: t.Object({ agentId: Id(128, 'agent id') }),

@@ -11,6 +11,7 @@ import { notFound } from '../http/errors'
 import { pageQuery, queryInt, WAIT } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
+import { MAX_SCAN } from './list'
 import { ListQuery, SubmitBody, SubmitQuery, TaskDetail, TaskIdParams, TaskList } from './schema'
 
 const listQuery = (q: { page?: string; limit?: string; status?: string; taskType?: string; operatorId?: string; agentId?: string }) => ({ ...q, ...pageQuery(q) })
@@ -30,6 +31,8 @@ const StageEvent = t.Object({
   status: t.Union([t.Literal('done'), t.Literal('queued'), t.Literal('held'), t.Literal('failed'), t.Literal('completed')]),
   detail: t.Union([t.Object({}, { additionalProperties: true }), t.Null()]), at: t.String({ format: 'date-time' }),
 })
+
+const LIST_DESCRIPTION = `Newest first (createdAt, then id). \`total\` and \`totalPages\` are exact (counters kept with every task write). Deep pages are served from the nearer end and, without an agentId or taskType filter, by seeking to their day; a page that would still lie more than ${MAX_SCAN} tasks from both ends of the filtered list (possible only with an agentId or taskType filter) → 400 PAGE_TOO_DEEP: narrow it with filters.`
 
 const PAID_HEADERS = { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' } as const
 
@@ -106,13 +109,16 @@ export function taskRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/tasks', auth: 'none', tags, query: ListQuery,
       summary: 'Public paginated task list (no prompts or outputs)',
+      description: LIST_DESCRIPTION,
+      errors: { 400: ['PAGE_TOO_DEEP'] },
       responses: { 200: { description: 'page of tasks', schema: TaskList } },
       handler: ({ query }) => s.tasks.list(listQuery(query)),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/operator/tasks', auth: 'bearer', tags, query: ListQuery,
       summary: 'The operator\'s recent tasks',
-      description: 'Includes the system tasks (`taskType: "system"`) that record the operator\'s Terms of Service acceptances.',
+      description: `Includes the system tasks (\`taskType: "system"\`) that record the operator's Terms of Service acceptances. ${LIST_DESCRIPTION}`,
+      errors: { 400: ['PAGE_TOO_DEEP'] },
       responses: { 200: { description: 'page of tasks', schema: TaskList } },
       handler: ({ auth, query }) => s.tasks.list({ ...listQuery(query), operatorId: auth.operator.id, includeSystem: true }),
     }),

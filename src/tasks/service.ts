@@ -13,6 +13,7 @@ import type { TaskRow } from '../pipeline/types'
 import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
 import { assertNotKilled } from '../guardrails/kill-switch'
+import { TaskLists } from './list'
 
 export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
@@ -24,8 +25,10 @@ const requestHash = (input: SubmitInput) => sha256Hex(JSON.stringify([input.agen
 
 export class TaskService {
   private q
+  private lists: TaskLists
 
   constructor(private s: Services) {
+    this.lists = new TaskLists(s.db.$client)
     this.q = { byIdempotencyKey: s.db.$client.prepare('SELECT id, request_hash AS h FROM tasks WHERE operator_id = ?1 AND idempotency_key = ?2') }
   }
 
@@ -134,18 +137,14 @@ export class TaskService {
       .map((e) => ({ id: e.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail ? JSON.parse(e.detail) : null, at: new Date(e.at).toISOString() })) as never
   }
 
-  /** `includeSystem`: also system tasks (ToS acceptances), for the operator's own list only. */
+  /**
+   * A page of a task list with its exact total (src/tasks/list.ts: counters, one index range).
+   * `includeSystem`: also system tasks (ToS acceptances), for the operator's own list only.
+   */
   list(q: { page?: number; limit?: number; status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }) {
     const page = q.page ?? 1
     const limit = q.limit ?? 20
-    const where: string[] = q.includeSystem ? [] : ["task_type != 'system'"]
-    const args: (string | number)[] = []
-    for (const [col, v] of [['status', q.status], ['task_type', q.taskType], ['operator_id', q.operatorId], ['agent_id', q.agentId]] as const) {
-      if (v !== undefined) { args.push(v); where.push(`${col} = ?${args.length}`) }
-    }
-    const w = where.join(' AND ')
-    const total = (this.s.db.$client.query(`SELECT count(*) AS n FROM tasks WHERE ${w}`).get(...args) as { n: number }).n
-    const rows = this.s.pipeline.store.select(w, args, `ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${(page - 1) * limit}`)
+    const { rows, total } = this.lists.page(q, page, limit)
     return { data: rows.map((t) => this.publicView(t)), total, page, limit, totalPages: Math.ceil(total / limit) }
   }
 

@@ -9,9 +9,9 @@ import type { TaskPatch, TaskRow } from '../pipeline/types'
 const COLUMNS = Object.entries(getTableColumns(tasks)).map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))
 const BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]))
 const JSON_KEYS = COLUMNS.filter((c) => c.json).map((c) => c.key)
-const SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')} FROM tasks`
+export const TASK_SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')} FROM tasks`
 
-function fromRow(row: Record<string, unknown>): TaskRow {
+export function fromRow(row: Record<string, unknown>): TaskRow {
   for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
   return row as unknown as TaskRow
 }
@@ -21,7 +21,7 @@ export class TaskStore {
   private statements = new Map<string, Statement>()
 
   constructor(private db: Database) {
-    this.byId = db.prepare(`${SELECT} WHERE id = ?1`)
+    this.byId = db.prepare(`${TASK_SELECT} WHERE id = ?1`)
   }
 
   get(id: string): TaskRow | null {
@@ -31,7 +31,7 @@ export class TaskStore {
 
   /** Full rows matching a WHERE clause built by the caller from fixed column names (values are bound). */
   select(where: string, args: (string | number)[], orderLimit: string): TaskRow[] {
-    return (this.db.query(`${SELECT} WHERE ${where} ${orderLimit}`).all(...args) as Record<string, unknown>[]).map(fromRow)
+    return (this.db.query(`${TASK_SELECT} WHERE ${where} ${orderLimit}`).all(...args) as Record<string, unknown>[]).map(fromRow)
   }
 
   /** Inserts a task (columns not given take their defaults) and returns the stored row. */

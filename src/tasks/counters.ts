@@ -1,0 +1,63 @@
+// The task counters and daily rollups (task_counts, task_daily, task_latency_daily) are kept by
+// triggers on `tasks` (migrations/0006_lists.sql). This module recomputes them from the tasks
+// themselves with the migration's own backfill statements, and reports where the kept values
+// differ from that ground truth (tests, the benchmark's seeding, a repair after manual edits).
+import type { Database } from 'bun:sqlite'
+import { sqlByTag } from '../db/migrations'
+
+export const ROLLUP_TABLES = ['task_counts', 'task_daily', 'task_latency_daily'] as const
+
+/** The migration that creates the counters (`NNNN_lists`, whatever its number after merges). */
+const LISTS_TAG = Object.keys(sqlByTag).find((tag) => tag.endsWith('_lists'))!
+
+/** Its backfill statements (one INSERT … SELECT … FROM tasks per table and scope). */
+export const BACKFILL: string[] = sqlByTag[LISTS_TAG]!.split('--> statement-breakpoint')
+  .map((s) => s.trim()).filter((s) => s.startsWith('INSERT INTO task_'))
+
+/** Rebuilds the counters and rollups from `tasks`. Runs in one transaction. */
+export function recomputeRollups(db: Database): void {
+  db.transaction(() => {
+    for (const t of ROLLUP_TABLES) db.run(`DELETE FROM ${t}`)
+    for (const s of BACKFILL) db.run(s)
+  })()
+}
+
+const KEYS: Record<(typeof ROLLUP_TABLES)[number], string[]> = {
+  task_counts: ['kind', 'agent_id', 'operator_id', 'task_type', 'status'],
+  task_daily: ['operator_id', 'day'],
+  task_latency_daily: ['operator_id', 'day', 'bucket'],
+}
+
+/**
+ * Rows where a kept table differs from a fresh recomputation (rows whose values are all zero count
+ * as absent). Empty when every counter is exact. Leaves the database unchanged.
+ */
+export function rollupDrift(db: Database): { table: string; row: Record<string, unknown>; kept: 'missing' | 'extra' | 'differs' }[] {
+  const out: { table: string; row: Record<string, unknown>; kept: 'missing' | 'extra' | 'differs' }[] = []
+  db.transaction(() => {
+    db.run('SAVEPOINT drift')
+    try {
+      for (const t of ROLLUP_TABLES) db.run(`CREATE TEMP TABLE kept_${t} AS SELECT * FROM ${t}`)
+      for (const t of ROLLUP_TABLES) db.run(`DELETE FROM ${t}`)
+      for (const s of BACKFILL) db.run(s)
+      for (const t of ROLLUP_TABLES) {
+        const cols = (db.query(`SELECT name FROM pragma_table_info('${t}')`).all() as { name: string }[]).map((c) => c.name)
+        const values = cols.filter((c) => !KEYS[t].includes(c))
+        const nonZero = (alias: string) => values.map((c) => `${alias}.${c} != 0`).join(' OR ')
+        const on = KEYS[t].map((k) => `k.${k} = f.${k}`).join(' AND ')
+        const diff = values.map((c) => `k.${c} != f.${c}`).join(' OR ')
+        for (const row of db.query(`SELECT f.*, 'missing' AS kept_state FROM ${t} f WHERE (${nonZero('f')}) AND NOT EXISTS (SELECT 1 FROM kept_${t} k WHERE ${on})
+          UNION ALL SELECT k.*, 'extra' FROM kept_${t} k WHERE (${nonZero('k')}) AND NOT EXISTS (SELECT 1 FROM ${t} f WHERE ${on})
+          UNION ALL SELECT k.*, 'differs' FROM kept_${t} k JOIN ${t} f ON ${on} WHERE ${diff}`).all() as Record<string, unknown>[]) {
+          const { kept_state, ...rest } = row
+          out.push({ table: t, row: rest, kept: kept_state as 'missing' | 'extra' | 'differs' })
+        }
+      }
+    } finally {
+      db.run('ROLLBACK TO drift')
+      db.run('RELEASE drift')
+      for (const t of ROLLUP_TABLES) db.run(`DROP TABLE IF EXISTS temp.kept_${t}`)
+    }
+  })()
+  return out
+}
