@@ -23,7 +23,8 @@ import { SCENARIOS, type BenchContext, type Scenario } from './scenarios'
 const ROOT = resolve(import.meta.dir, '..')
 const BIN = join(ROOT, 'dist', 'taskgate')
 const RESULTS = join(ROOT, 'bench', 'results', 'latest.json')
-const LIMITS = { coldStartMs: 300, idleRssMb: 100 }
+/** Issue 12's goals for the process as a whole. */
+const LIMITS = { coldStartMs: 100, idleRssMb: 64, loadRssMb: 150, binaryMb: 120, cpuMsPerTask: 1, nodeModulesMb: 300 }
 const OPERATOR = { login: 'bench', password: 'benchpassword', tier: 'ENTERPRISE' }
 const KEY_RPM = 1_000_000
 // Every task costs a credit and the ledger account opens with the tier's monthly credits, so the
@@ -481,6 +482,14 @@ async function main(): Promise<void> {
     checks.push({ name: `pipeline tasks/s (best: c=${best.connections})`, value: f(best.success?.perS ?? NaN, 0), limit: `≥ ${minTasks}`, pass: (best.success?.perS ?? 0) >= minTasks })
   }
   for (const r of pipelineResults) {
+    const t = chosen.find((s) => s.name === r.name)?.targets
+    if (t?.maxP50Ms !== undefined) checks.push({ name: `${r.name}: p50`, value: `${f(r.p50Ms, 2)} ms`, limit: `< ${t.maxP50Ms} ms`, pass: r.p50Ms < t.maxP50Ms })
+    if (t?.maxP99Ms !== undefined) checks.push({ name: `${r.name}: p99`, value: `${f(r.p99Ms, 2)} ms`, limit: `< ${t.maxP99Ms} ms`, pass: r.p99Ms < t.maxP99Ms })
+  }
+  if (best?.success?.cpuMsPerSuccess != null) {
+    checks.push({ name: `server CPU per task, all threads (c=${best.connections})`, value: `${f(best.success.cpuMsPerSuccess, 2)} ms`, limit: `≤ ${LIMITS.cpuMsPerTask} ms`, pass: best.success.cpuMsPerSuccess <= LIMITS.cpuMsPerTask })
+  }
+  for (const r of pipelineResults) {
     const bad = (r.success?.bad ?? 0) + Object.values(r.socketErrors).reduce((a, b) => a + b, 0)
     if (bad > 0) checks.push({ name: `${r.name}: not COMPLETED / socket errors`, value: String(bad), limit: '0', pass: false })
   }
@@ -503,6 +512,10 @@ async function main(): Promise<void> {
   }
   checks.push({ name: 'cold start (median)', value: `${f(cold.medianMs)} ms`, limit: `< ${LIMITS.coldStartMs} ms`, pass: cold.medianMs < LIMITS.coldStartMs })
   checks.push({ name: 'RSS idle', value: `${f(memory.idleRssMb)} MB`, limit: `< ${LIMITS.idleRssMb} MB`, pass: memory.idleRssMb < LIMITS.idleRssMb })
+  if (memory.peakHwmMb !== null) checks.push({ name: 'RSS peak after the loads (VmHWM)', value: `${f(memory.peakHwmMb)} MB`, limit: `< ${LIMITS.loadRssMb} MB`, pass: memory.peakHwmMb < LIMITS.loadRssMb })
+  checks.push({ name: 'binary size', value: `${f(sizeMb)} MB`, limit: `≤ ${LIMITS.binaryMb} MB`, pass: sizeMb <= LIMITS.binaryMb })
+  const deps = nodeModulesSize()
+  if (deps) checks.push({ name: `node_modules of this checkout (${deps.packages} packages)`, value: `${f(deps.mb, 0)} MB`, limit: `≤ ${LIMITS.nodeModulesMb} MB`, pass: deps.mb <= LIMITS.nodeModulesMb })
 
   const cpuModel = cpus()[0]?.model ?? 'unknown'
   const loadAtEnd = loadavg()[0]!
@@ -623,6 +636,7 @@ async function main(): Promise<void> {
   log('targets')
   const cw = Math.max(...checks.map((c) => c.name.length))
   for (const c of checks) log(`  ${c.pass ? 'PASS' : 'FAIL'}  ${c.name.padEnd(cw)}  ${c.value.padStart(9)}  (${c.limit})`)
+  const met = checks.filter((c) => c.pass).length
 
   // results file
   const git = run(['git', 'rev-parse', '--short', 'HEAD'], { cwd: ROOT }).out.trim()
@@ -653,25 +667,18 @@ async function main(): Promise<void> {
   }, null, 2)}\n`)
   log()
   log(`results written to ${RESULTS.slice(ROOT.length + 1)}`)
+  log(`${met} of ${checks.length} goals met on ${cpus().length} cores`)
 }
 
-let exiting = false
-const onSignal = (sig: string, code: number) => {
-  if (exiting) return
-  exiting = true
-  process.stderr.write(`\n${sig}: stopping child processes ...\n`)
-  void cleanup().finally(() => process.exit(code))
+/** Size and top-level package count of this checkout's node_modules (the install goal; install time: docs/install.md). */
+function nodeModulesSize(): { mb: number; packages: number } | null {
+  const dir = join(ROOT, 'node_modules')
+  const du = run(['du', '-sk', dir])
+  if (du.code !== 0) return null
+  let packages = 0
+  for (const e of readdirSync(dir)) {
+    if (e.startsWith('.')) continue
+    packages += e.startsWith('@') ? readdirSync(join(dir, e)).length : 1
+  }
+  return { mb: Number(du.out.split(/\s+/)[0]) / 1024, packages }
 }
-process.on('SIGINT', () => onSignal('SIGINT', 130))
-process.on('SIGTERM', () => onSignal('SIGTERM', 143))
-process.on('exit', cleanupSync)
-
-main().then(
-  async () => { if (exiting) return; await cleanup(); process.exit(0) },
-  async (e: unknown) => {
-    if (exiting) return // interrupted: the signal handler cleans up and exits
-    process.stderr.write(`\nbenchmark failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
-    await cleanup()
-    process.exit(1)
-  },
-)
