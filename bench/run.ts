@@ -670,6 +670,27 @@ async function main(): Promise<void> {
   log(`${met} of ${checks.length} goals met on ${cpus().length} cores`)
 }
 
+let exiting = false
+const onSignal = (sig: string, code: number) => {
+  if (exiting) return
+  exiting = true
+  process.stderr.write(`\n${sig}: stopping child processes ...\n`)
+  void cleanup().finally(() => process.exit(code))
+}
+process.on('SIGINT', () => onSignal('SIGINT', 130))
+process.on('SIGTERM', () => onSignal('SIGTERM', 143))
+process.on('exit', cleanupSync)
+
+main().then(
+  async () => { if (exiting) return; await cleanup(); process.exit(0) },
+  async (e: unknown) => {
+    if (exiting) return // interrupted: the signal handler cleans up and exits
+    process.stderr.write(`\nbenchmark failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
+    await cleanup()
+    process.exit(1)
+  },
+)
+
 /** Size and top-level package count of this checkout's node_modules (the install goal; install time: docs/install.md). */
 function nodeModulesSize(): { mb: number; packages: number } | null {
   const dir = join(ROOT, 'node_modules')
