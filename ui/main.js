@@ -2,7 +2,7 @@
 // Vanilla JS, no external resources; server data is only ever written with textContent /
 // attributes (never innerHTML). Each page registers itself with route() (lib/router.js).
 import { renderNav } from './components/header.js'
-import { start } from './lib/router.js'
+import { focusMain, start } from './lib/router.js'
 import { HOME, session } from './lib/session.js'
 import './pages/setup.js'
 import './pages/login.js'
@@ -28,6 +28,9 @@ function takeFragmentToken() {
   history.replaceState(null, '', `${location.pathname}${location.search}#/${HOME}`)
   if (token) session.set(token, p.get('expires_in'))
 }
+
+// The skip link moves focus to the page without touching the hash (the router owns it).
+document.querySelector('.skip-link').addEventListener('click', (ev) => { ev.preventDefault(); focusMain() })
 
 takeFragmentToken()
 start({ drawChrome: renderNav })

@@ -51,7 +51,8 @@ function killSwitchButton(me) {
         await api('PATCH', '/api/v1/operator/kill-switch', reason ? { active: turnOn, reason } : { active: turnOn })
         state.me = null
         showFlash(turnOn ? 'Kill-switch ON: submissions and compute are stopped.' : 'Kill-switch off: submissions are accepted again.')
-        render()
+        await render()
+        document.querySelector('button.kill-switch')?.focus() // the header was redrawn: keep the user's place
       } catch (err) { showError(err) }
     },
   }, active ? 'Kill-switch ON' : 'Kill-switch')

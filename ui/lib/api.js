@@ -1,6 +1,6 @@
 import { session, state } from './session.js'
 
-let onUnauthorized = () => {}
+let onUnauthorized = (_err) => {}
 
 /** What to do when the server rejects the bearer token (the router goes to the sign-in page). */
 export function setUnauthorizedHandler(fn) { onUnauthorized = fn }

@@ -45,7 +45,7 @@ export function go(name, replace = false) {
   else location.hash = hash
 }
 
-let chrome = () => {} // draws the header for the active page (set by start)
+let chrome = (_active) => {} // draws the header for the active page (set by start)
 
 let pendingError = null
 
@@ -102,13 +102,31 @@ export async function render() {
   if (session.token) for (const [n, d] of Object.entries(routes)) if (d.onEveryPage && n !== name) d.onEveryPage()
   if (def.visible && !def.visible(state.me)) {
     view.append(pageHead(def.title || name), h('div', { class: 'card' }, h('p', { class: 'muted' }, 'You do not have access to this page.')))
-    return
+  } else {
+    try {
+      await def.render(ctx)
+    } catch (err) {
+      ctx.error(err)
+    }
   }
-  try {
-    await def.render(ctx)
-  } catch (err) {
-    ctx.error(err)
-  }
+  if (alive() && gen > 1) focusPage(view)
+}
+
+/**
+ * After a route change, keyboard and screen-reader users start at the new page's heading, unless
+ * they already moved focus into the page while it loaded.
+ */
+function focusPage(view) {
+  const active = document.activeElement
+  if (active && active !== document.body && !active.closest('header') && active.isConnected) return
+  focusMain(view)
+}
+
+/** Focuses the page's first heading (or the page itself): the skip link's target too. */
+export function focusMain(view = $('view')) {
+  const target = view.querySelector('h1') || view
+  target.tabIndex = -1
+  target.focus()
 }
 
 /** Starts routing: `drawChrome(activeName)` redraws the header after each page's access check. */

@@ -3,6 +3,7 @@ import { agentLink, badge, dash, dateCell, mono, taskLink } from '../components/
 import { field, textarea } from '../components/forms.js'
 import { renderNav } from '../components/header.js'
 import { dl, pageHead } from '../components/layout.js'
+import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { fmtDate, humanize, qs } from '../lib/format.js'
@@ -84,14 +85,14 @@ route('approvals', {
       const list = await api('GET', `/api/v1/approvals${qs({ decision })}`)
       if (!ctx.alive()) return
       slot.replaceChildren(list.length
-        ? h('table', null, h('thead', null, h('tr', null, ['Requested', 'Agent', 'Action', 'Value', 'Decision', 'Expires'].map((x) => h('th', null, x)))),
-          h('tbody', null, list.map((a) => h('tr', null,
+        ? dataTable(['Requested', 'Agent', 'Action', 'Value', 'Decision', 'Expires'],
+          list.map((a) => h('tr', null,
             h('td', null, h('a', { href: `#/approvals/${encodeURIComponent(a.id)}` }, fmtDate(a.createdAt))),
             h('td', null, agentLink(a.agentId)),
             h('td', null, [a.actionType, a.operation].filter(Boolean).join(' · ') || '—'),
             h('td', null, a.requestedValue === null ? '—' : `${a.requestedValue}${a.currency ? ` ${a.currency}` : ''}`),
             h('td', null, badge(a.decision, DECISION_COLOR[a.decision])),
-            h('td', null, a.expiresAt ? dateCell(a.expiresAt) : dash())))))
+            h('td', null, a.expiresAt ? dateCell(a.expiresAt) : dash()))))
         : h('p', { class: 'empty muted' }, `No ${decision.toLowerCase()} approval requests.`))
       await refreshApprovalCount()
     }

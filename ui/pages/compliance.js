@@ -1,6 +1,7 @@
 import { clearBanner } from '../components/banner.js'
 import { dash, dateCell, ipfsLink, mono, tierBadge } from '../components/cells.js'
 import { dl, pageHead } from '../components/layout.js'
+import { dataTable } from '../components/table.js'
 import { api, ApiError } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { downloadJson, saveJson } from '../lib/download.js'
@@ -68,7 +69,7 @@ route('compliance', {
         h('div', { class: 'card-head' }, h('h2', null, 'Compliance certificates'), generate),
         h('p', { class: 'muted' }, 'Signed by the service key (EIP-191 over keccak256 of the canonical JSON); verifiable from the certificate alone (docs/compliance.md). Issued every month for PRO and ENTERPRISE.'),
         certs.length
-          ? h('table', null, h('thead', null, h('tr', null, ['Issued', 'Period', 'Tier', 'certHash', 'IPFS', ''].map((x) => h('th', null, x)))), h('tbody', null, rows))
+          ? dataTable(['Issued', 'Period', 'Tier', 'certHash', 'IPFS', ''], rows)
           : h('p', { class: 'empty muted' }, 'No certificate yet.'))
     }
 

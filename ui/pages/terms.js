@@ -1,6 +1,7 @@
 import { dateCell } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { pageHead } from '../components/layout.js'
+import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
@@ -20,8 +21,8 @@ route('terms', {
       if (!ctx.alive()) return
       const items = Array.isArray(versions) ? versions : versions.data || []
       list.replaceChildren(items.length
-        ? h('table', null, h('thead', null, h('tr', null, ['Version', 'Published', 'Current'].map((x) => h('th', null, x)))),
-          h('tbody', null, items.map((v) => h('tr', null, h('td', null, h('code', null, v.version)), h('td', null, dateCell(v.createdAt || v.publishedAt)), h('td', null, v.current ? h('span', { class: 'badge green' }, 'current') : '')))))
+        ? dataTable(['Version', 'Published', 'Current'],
+          items.map((v) => h('tr', null, h('td', null, h('code', null, v.version)), h('td', null, dateCell(v.createdAt || v.publishedAt)), h('td', null, v.current ? h('span', { class: 'badge green' }, 'current') : ''))))
         : h('p', { class: 'empty muted' }, 'No versions.'))
     }
     submitting(form, ctx, async (v) => {

@@ -2,6 +2,7 @@ import { badge, dash, dateCell, mono } from '../components/cells.js'
 import { pageHead } from '../components/layout.js'
 import { pager } from '../components/pager.js'
 import { secretBox } from '../components/secret-box.js'
+import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { intParam, qs } from '../lib/format.js'
@@ -27,12 +28,12 @@ route('webhooks', {
     if (!ctx.alive()) return
     const color = { delivered: 'green', failed: 'red', pending: 'amber' }
     slot.replaceChildren(r.data.length
-      ? h('div', null, h('table', null, h('thead', null, h('tr', null, ['Created', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Next attempt'].map((x) => h('th', null, x)))),
-        h('tbody', null, r.data.map((d) => h('tr', null,
+      ? h('div', null, dataTable(['Created', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Next attempt'],
+        r.data.map((d) => h('tr', null,
           h('td', null, dateCell(d.createdAt)), h('td', null, h('code', null, d.event)), h('td', null, mono(d.url)),
           h('td', null, badge(d.status, color[d.status])), h('td', null, String(d.attempts)),
           h('td', null, d.lastStatus ? String(d.lastStatus) : d.lastError ? h('span', { class: 'muted' }, d.lastError) : dash()),
-          h('td', null, d.nextAttemptAt ? dateCell(d.nextAttemptAt) : dash()))))),
+          h('td', null, d.nextAttemptAt ? dateCell(d.nextAttemptAt) : dash())))),
         pager({ page: r.page, totalPages: Math.ceil(r.total / (r.limit || 20)), total: r.total }, (p) => `#/webhooks${qs({ page: p })}`, 'deliveries'))
       : h('p', { class: 'empty muted' }, 'No deliveries yet. Set an approval webhook URL on the Guardrails page.'))
   },
