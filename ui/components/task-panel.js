@@ -6,6 +6,7 @@ import { append, h } from '../lib/dom.js'
 import { isSettled } from '../lib/domain.js'
 import { fmtMs, fmtTime, safeHref } from '../lib/format.js'
 import { session } from '../lib/session.js'
+import { tableWrap } from './table.js'
 
 /**
  * A task with its stage strip. While the task runs it follows the stage events with an EventSource
@@ -161,7 +162,7 @@ function fullTask(task, stripEl, liveBadge) {
   return [
     h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Pipeline'), liveBadge), stripEl, heldNote(task),
       timeline.length ? h('details', { class: 'events' }, h('summary', null, `Stage events (${timeline.length})`),
-        h('div', { class: 'table-wrap' }, h('table', null,
+        tableWrap(h('table', null,
           h('thead', null, h('tr', null, ['#', 'Stage', 'Status', 'Detail', 'At'].map((t) => h('th', null, t)))),
           h('tbody', null, timeline.map((e) => h('tr', null,
             h('td', { class: 'num' }, String(e.stage)), h('td', null, e.name), h('td', null, e.status),

@@ -5,6 +5,7 @@ import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { fmtInt, humanize, qs } from '../lib/format.js'
 import { render } from '../lib/router.js'
+import { tableWrap } from '../components/table.js'
 
 export async function agentDetailPage(ctx, id) {
   const a = await api('GET', `/api/v1/agents/${encodeURIComponent(id)}`)
@@ -50,7 +51,7 @@ export async function agentDetailPage(ctx, id) {
     h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Metrics'), h('a', { href: `#/tasks${qs({ agent: a.agentId })}` }, 'This agent\'s tasks →')),
       Object.keys(m).length ? h('div', { class: 'stats' }, Object.entries(m).map(([k, v]) => statCard(METRIC_LABELS[k] || humanize(k), typeof v === 'number' ? (Number.isInteger(v) ? fmtInt(v) : v.toFixed(3)) : JSON.stringify(v)))) : h('p', { class: 'muted' }, 'No metrics yet.')),
     h('div', { class: 'card' }, h('h2', null, 'Verification history'),
-      history.length ? h('div', { class: 'table-wrap' }, h('table', null,
+      history.length ? tableWrap(h('table', null,
         h('thead', null, h('tr', null, ['Task', 'Type', 'Verification', 'Completed'].map((t) => h('th', null, t)))),
         h('tbody', null, history.map((v) => h('tr', null,
           h('td', null, taskLink(v.taskId)), h('td', null, v.taskType),

@@ -8,6 +8,7 @@ import { h } from '../lib/dom.js'
 import { CAPABILITIES } from '../lib/domain.js'
 import { route } from '../lib/router.js'
 import { agentDetailPage } from './agent-detail.js'
+import { tableWrap } from '../components/table.js'
 
 route('agents', {
   title: 'Agents', nav: 'Agents', order: 10,
@@ -37,7 +38,7 @@ async function agentsPage(ctx) {
       tableSlot.replaceChildren(h('div', { class: 'empty' }, agents.length ? 'No active agents.' : 'No agents yet. Register one above.'))
       return
     }
-    tableSlot.replaceChildren(h('div', { class: 'table-wrap' }, h('table', null,
+    tableSlot.replaceChildren(tableWrap(h('table', null,
       h('thead', null, h('tr', null, ['Agent', 'Capabilities', 'Model', 'Status', 'Created', ''].map((t) => h('th', null, t)))),
       h('tbody', null, list.map((a) => h('tr', { dataset: { agentId: a.agentId } },
         h('td', null, h('div', null, agentLink(a.agentId, h('strong', null, a.displayName))), h('div', { class: 'muted small mono' }, a.agentId)),

@@ -7,6 +7,7 @@ import { h } from '../lib/dom.js'
 import { fmtDate, fmtInt, fmtMs, humanize, intParam, qs } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
+import { tableWrap } from '../components/table.js'
 
 route('billing', {
   title: 'Billing', nav: 'Billing', order: 30,
@@ -51,7 +52,7 @@ function billingStats(b, d) {
 function transactionsTable(billing) {
   if (!billing.transactions.length) return h('div', { class: 'empty' }, 'No transactions yet.')
   return h('div', null,
-    h('div', { class: 'table-wrap' }, h('table', null,
+    tableWrap(h('table', null,
       h('thead', null, h('tr', null, ['Date', 'Reason', 'Bucket', 'Change', 'Balance after', 'Task'].map((t) => h('th', null, t)))),
       h('tbody', null, billing.transactions.map((t) => h('tr', null,
         h('td', { class: 'nowrap' }, dateCell(t.createdAt)),

@@ -7,6 +7,7 @@ import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
+import { tableWrap } from '../components/table.js'
 
 route('keys', {
   title: 'API keys', nav: 'Keys', order: 40,
@@ -72,7 +73,7 @@ function newKeyBox(created, dismiss) {
 
 function keysTable(keys, onRevoke) {
   if (!keys.length) return h('div', { class: 'empty' }, 'No API keys yet. Create one above.')
-  return h('div', { class: 'table-wrap' }, h('table', null,
+  return tableWrap(h('table', null,
     h('thead', null, h('tr', null, ['Label', 'Key', 'Type', 'Rate limit', 'Last used', 'Created', ''].map((t) => h('th', null, t)))),
     h('tbody', null, keys.map((k) => h('tr', { dataset: { keyId: k.id } },
       h('td', null, k.label || dash()),

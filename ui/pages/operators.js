@@ -6,6 +6,7 @@ import { h } from '../lib/dom.js'
 import { STATUSES, TIERS } from '../lib/domain.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
+import { tableWrap } from '../components/table.js'
 
 route('operators', {
   title: 'Operators', nav: 'Operators', order: 60,
@@ -19,7 +20,7 @@ route('operators', {
     if (!ops.length) { tableSlot.replaceChildren(h('div', { class: 'empty' }, 'No operators.')); return }
     const tbody = h('tbody')
     for (const op of ops) tbody.append(operatorRow(op, ctx))
-    tableSlot.replaceChildren(h('div', { class: 'table-wrap' }, h('table', null,
+    tableSlot.replaceChildren(tableWrap(h('table', null,
       h('thead', null, h('tr', null, ['Login', 'Email', 'Role', 'Tier', 'Override', 'Effective', 'Status', 'Created'].map((t) => h('th', null, t)))),
       tbody)))
   },

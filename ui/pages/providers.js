@@ -5,6 +5,7 @@ import { foldCard, pageHead } from '../components/layout.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
+import { tableWrap } from '../components/table.js'
 
 route('providers', {
   title: 'Providers', nav: 'Providers', order: 70,
@@ -86,7 +87,7 @@ const KEY_STATE_COLOR = { ready: 'green', busy: 'amber', cooldown: 'red' }
 
 function providersTable(list, onRemove) {
   if (!list.length) return h('div', { class: 'empty' }, 'No providers.')
-  return h('div', { class: 'table-wrap' }, h('table', null,
+  return tableWrap(h('table', null,
     h('thead', null, h('tr', null, ['Name', 'Kind', 'Base URL', 'Models', 'Keys', ''].map((t) => h('th', null, t)))),
     h('tbody', null, list.map((p) => h('tr', { dataset: { providerId: p.id } },
       h('td', null, h('strong', null, p.name), h('div', { class: 'muted small mono' }, p.id)),

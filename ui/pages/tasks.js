@@ -9,6 +9,7 @@ import { TASK_STATUSES } from '../lib/domain.js'
 import { fmtMs, intParam, qs } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { taskDetailPage } from './task-detail.js'
+import { tableWrap } from '../components/table.js'
 
 route('tasks', {
   title: 'Tasks', nav: 'Tasks', order: 20,
@@ -53,7 +54,7 @@ async function tasksPage(ctx) {
       tableSlot.replaceChildren(h('div', { class: 'empty' }, status || agentFilter ? 'No tasks match this filter.' : 'No tasks yet. Submit one above.'))
     } else {
       tableSlot.replaceChildren(
-        h('div', { class: 'table-wrap' }, h('table', null,
+        tableWrap(h('table', null,
           h('thead', null, h('tr', null, ['Task', 'Type', 'Status', 'Agent', 'Provider', 'Latency', 'Verification', 'Created'].map((t) => h('th', null, t)))),
           h('tbody', null, res.data.map((t) => h('tr', { dataset: { taskId: t.id } },
             h('td', { class: 'nowrap' }, taskLink(t.id)),
