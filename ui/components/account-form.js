@@ -1,3 +1,4 @@
+// The account fields shared by first-run setup and sign-up, and signing in with the token they return.
 import { field } from './forms.js'
 import { h } from '../lib/dom.js'
 import { go } from '../lib/router.js'

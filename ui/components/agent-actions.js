@@ -1,3 +1,4 @@
+// An agent's test-run and archive buttons (agents list and agent page).
 import { clearBanner } from './banner.js'
 import { taskPanel } from './task-panel.js'
 import { api } from '../lib/api.js'

@@ -1,3 +1,4 @@
+// The error banner (problem+json: title, detail, code, request id, field errors) and the success flash.
 import { ApiError } from '../lib/api.js'
 import { $, append, h } from '../lib/dom.js'
 

@@ -1,3 +1,4 @@
+// Table cells and definition-list values: badges, links, dates, and "—" for nothing.
 import { h } from '../lib/dom.js'
 import { fmtDate, fmtScore, safeHref } from '../lib/format.js'
 

@@ -1,3 +1,4 @@
+// Form building blocks: labelled fields, values, and submitting with errors going to the banner.
 import { clearBanner } from './banner.js'
 import { h } from '../lib/dom.js'
 

@@ -1,3 +1,4 @@
+// The header on every page: navigation from the route registry, who is signed in, the kill-switch, sign-out.
 import { showError, showFlash } from './banner.js'
 import { api } from '../lib/api.js'
 import { $, h } from '../lib/dom.js'

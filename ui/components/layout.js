@@ -1,3 +1,4 @@
+// Page structure: the page heading, definition lists, collapsible cards, stat tiles.
 import { h } from '../lib/dom.js'
 
 export function pageHead(title, subtitle, ...extra) {

@@ -1,3 +1,4 @@
+// Previous/next pagination for paged lists.
 import { h } from '../lib/dom.js'
 import { fmtInt } from '../lib/format.js'
 

@@ -1,3 +1,4 @@
+// The box that shows a secret once (API keys, agent keys, webhook secrets) with a copy button.
 import { h } from '../lib/dom.js'
 
 /** The yellow "copy this now" box for a secret the server returns once (API keys, agent keys). */

@@ -1,3 +1,4 @@
+// The 8 pipeline stages as a strip, drawn from a task's timeline and live stage events.
 import { h } from '../lib/dom.js'
 import { fmtTime } from '../lib/format.js'
 

@@ -1,3 +1,4 @@
+// Tables that scroll sideways in their own box on narrow screens.
 import { h } from '../lib/dom.js'
 
 /**

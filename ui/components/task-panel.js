@@ -1,3 +1,4 @@
+// A task with its live stage strip: the compact form (after a submit or test run) and the full task page.
 import { agentLink, dash, dateCell, extLink, ipfsLink, jsonBlock, mono, proofLink, taskLink, taskStatusBadge, verificationCell } from './cells.js'
 import { dl } from './layout.js'
 import { stageStrip } from './stages.js'

@@ -1,3 +1,4 @@
+// The billing page's wallet card: the testnet faucet and EIP-712 wallet binding with a browser wallet.
 import { clearBanner } from './banner.js'
 import { dash, dateCell, mono } from './cells.js'
 import { dl } from './layout.js'

@@ -1,3 +1,4 @@
+// The API client: JSON in and out with the bearer token; failures throw ApiError carrying the problem+json body.
 import { session, state } from './session.js'
 
 let onUnauthorized = (_err) => {}

@@ -1,3 +1,4 @@
+// DOM building without HTML parsing: h() sets text and attributes only, so server data is never markup.
 
 
 /**

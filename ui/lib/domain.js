@@ -1,3 +1,4 @@
+// The server's enums the console offers as choices, and when a task is settled.
 
 
 export const TIERS = ['FREE', 'PRO', 'ENTERPRISE']

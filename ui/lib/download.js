@@ -1,3 +1,4 @@
+// Saving JSON as a file: a response that needs the bearer token, or a value already loaded.
 import { ApiError } from './api.js'
 import { h } from './dom.js'
 import { session } from './session.js'

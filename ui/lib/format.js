@@ -1,3 +1,4 @@
+// Formatting for display (dates, numbers, durations) and small URL helpers.
 
 
 export function fmtDate(iso) {

@@ -1,3 +1,4 @@
+// The signed-in session: the bearer token in sessionStorage (with its expiry) and cached profile data.
 
 
 const TOKEN_KEY = 'taskgate.accessToken'

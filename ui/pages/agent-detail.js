@@ -1,3 +1,4 @@
+// #/agents/<id>: one agent, its policy status, metrics and verification history.
 import { archiveAgent, testRunButton } from '../components/agent-actions.js'
 import { agentStatusBadge, badge, dash, dateCell, mono, taskLink, verificationCell } from '../components/cells.js'
 import { dl, pageHead, statCard } from '../components/layout.js'

@@ -1,3 +1,4 @@
+// #/agents: the agents list, registering an agent (its key shown once), test runs and archiving.
 import { archiveAgent, testRunButton } from '../components/agent-actions.js'
 import { agentLink, agentStatusBadge, badge, dateCell } from '../components/cells.js'
 import { field, formValues, submitting, textarea } from '../components/forms.js'

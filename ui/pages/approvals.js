@@ -1,3 +1,4 @@
+// #/approvals: actions held for a human, by decision, and #/approvals/<id> to approve or deny one.
 import { clearBanner } from '../components/banner.js'
 import { agentLink, badge, dash, dateCell, mono, taskLink } from '../components/cells.js'
 import { field, textarea } from '../components/forms.js'

@@ -1,3 +1,4 @@
+// #/billing: credits, this month's usage, transactions and the wallet.
 import { badge, dash, dateCell, taskLink } from '../components/cells.js'
 import { pageHead, statCard, trend } from '../components/layout.js'
 import { pager } from '../components/pager.js'

@@ -1,3 +1,4 @@
+// #/compliance: accepting the Terms of Service, compliance certificates, and the account export.
 import { clearBanner } from '../components/banner.js'
 import { dash, dateCell, ipfsLink, mono, tierBadge } from '../components/cells.js'
 import { dl, pageHead } from '../components/layout.js'

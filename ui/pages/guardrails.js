@@ -1,3 +1,4 @@
+// #/guardrails: the active and pending guardrails (a change applies 30 s later) and the form to change them.
 import { dash, dateCell, jsonBlock } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { dl, pageHead } from '../components/layout.js'

@@ -1,3 +1,4 @@
+// #/keys: API keys: create (the key is shown once), list, revoke.
 import { clearBanner } from '../components/banner.js'
 import { dash, dateCell, tierBadge } from '../components/cells.js'
 import { field, submitting } from '../components/forms.js'

@@ -1,3 +1,4 @@
+// #/login: sign in with a password or GitHub, and sign up when the server allows it.
 import { accountBody, accountFields, loginField, signedIn } from '../components/account-form.js'
 import { field, submitting } from '../components/forms.js'
 import { api, loadOptions } from '../lib/api.js'

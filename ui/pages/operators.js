@@ -1,3 +1,4 @@
+// #/operators (admins): every operator, with tier override and status changes.
 import { clearBanner } from '../components/banner.js'
 import { dash, dateCell, tierBadge } from '../components/cells.js'
 import { pageHead } from '../components/layout.js'

@@ -1,3 +1,4 @@
+// #/profile: the signed-in operator's account.
 import { dash, dateCell, statusBadge, tierBadge } from '../components/cells.js'
 import { logout, renderNav } from '../components/header.js'
 import { pageHead } from '../components/layout.js'

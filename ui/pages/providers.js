@@ -1,3 +1,4 @@
+// #/providers (admins): LLM providers and their key pools.
 import { clearBanner } from '../components/banner.js'
 import { badge } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'

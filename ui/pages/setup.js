@@ -1,3 +1,4 @@
+// #/setup: first-run setup with the token printed at start; creates the administrator.
 import { accountBody, accountFields, signedIn } from '../components/account-form.js'
 import { field, submitting } from '../components/forms.js'
 import { api, loadOptions } from '../lib/api.js'

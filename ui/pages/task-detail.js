@@ -1,3 +1,4 @@
+// #/tasks/<id>: one task with its pipeline, receipt and attestation.
 import { taskPanel } from '../components/task-panel.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'

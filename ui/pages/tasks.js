@@ -1,3 +1,4 @@
+// #/tasks: recent tasks with filters, and the submit form whose result follows the stages live.
 import { agentLink, dash, dateCell, taskLink, taskStatusBadge, verificationCell } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { foldCard, pageHead } from '../components/layout.js'

@@ -1,3 +1,4 @@
+// #/terms (admins): Terms of Service versions, and publishing a new one.
 import { dateCell } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { pageHead } from '../components/layout.js'

@@ -1,3 +1,4 @@
+// #/webhooks: webhook deliveries and rotating the signing secret.
 import { badge, dash, dateCell, mono } from '../components/cells.js'
 import { pageHead } from '../components/layout.js'
 import { pager } from '../components/pager.js'
