@@ -156,4 +156,22 @@ describe.skipIf(!available)('console pages: accessibility, themes, phone layout'
     const ring = await page.evaluate(() => { (document.querySelector('nav a[href="#/keys"]') as HTMLElement).focus(); return getComputedStyle(document.activeElement!).outlineStyle })
     expect(ring).not.toBe('none') // focus is visible
   }, 30_000)
+
+  test('a confirmation dialog: opened from the keyboard, focus inside, Escape closes it and changes nothing', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      await show('#/agents')
+      await page.focus('button.kill-switch')
+      await page.keyboard.press('Enter')
+      await page.locator('dialog[open]').waitFor()
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('answer') // the reason field
+      expect(await axeViolations()).toEqual([])
+      await shoot('kill-switch-dialog', 1280, scheme)
+      await page.keyboard.press('Escape')
+      await page.locator('dialog').waitFor({ state: 'detached' })
+      expect(await page.evaluate(() => document.activeElement?.classList.contains('kill-switch'))).toBe(true)
+    }
+    expect((await s.get('/api/v1/auth/me', { token })).body.flags.killSwitch).toBe(false)
+    expect(problems).toEqual([])
+  }, 30_000)
 })

@@ -3,6 +3,7 @@ import { clearBanner } from './banner.js'
 import { taskPanel } from './task-panel.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
+import { ask } from './dialog.js'
 
 export function testRunButton(agent, ctx, show) {
   const btn = h('button', { type: 'button', class: 'secondary small', title: 'Run a free diagnostic task with the operator test key (5 uses)' }, 'Test run')
@@ -24,7 +25,7 @@ export function testRunButton(agent, ctx, show) {
 }
 
 export async function archiveAgent(agent, ctx, after) {
-  if (!confirm(`Archive the agent "${agent.displayName}"?\n\nIts API key is revoked at once and it can no longer run tasks. This cannot be undone.`)) return
+  if (!(await ask(`Archive the agent "${agent.displayName}"?\n\nIts API key is revoked at once and it can no longer run tasks. This cannot be undone.`, { confirm: 'Archive', danger: true }))) return
   clearBanner()
   try {
     await api('DELETE', `/api/v1/agents/${encodeURIComponent(agent.agentId)}`)

@@ -4,6 +4,7 @@ import { api } from '../lib/api.js'
 import { $, h } from '../lib/dom.js'
 import { go, render, routes } from '../lib/router.js'
 import { session, state } from '../lib/session.js'
+import { ask } from './dialog.js'
 
 export function renderNav(active) {
   const nav = $('nav')
@@ -45,9 +46,9 @@ function killSwitchButton(me) {
       const turnOn = !active
       let reason = null
       if (turnOn) {
-        reason = prompt('Turn the kill-switch ON?\n\nEvery new task and compute request is refused at once, and queued or held tasks fail (refunded). Reads keep working.\n\nReason (optional):', '')
+        reason = await ask('Turn the kill-switch ON?\n\nEvery new task and compute request is refused at once, and queued or held tasks fail (refunded). Reads keep working.', { input: 'Reason (optional)', confirm: 'Turn it on', danger: true })
         if (reason === null) return
-      } else if (!confirm('Turn the kill-switch OFF and accept submissions again?')) return
+      } else if (!(await ask('Turn the kill-switch OFF and accept submissions again?', { confirm: 'Turn it off' }))) return
       try {
         await api('PATCH', '/api/v1/operator/kill-switch', reason ? { active: turnOn, reason } : { active: turnOn })
         state.me = null

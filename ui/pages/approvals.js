@@ -10,6 +10,7 @@ import { h } from '../lib/dom.js'
 import { fmtDate, humanize, qs } from '../lib/format.js'
 import { currentRouteName, route } from '../lib/router.js'
 import { session } from '../lib/session.js'
+import { ask } from '../components/dialog.js'
 
 const DECISION_COLOR = { PENDING: 'purple', APPROVED: 'green', DENIED: 'red', EXPIRED: '' }
 
@@ -44,7 +45,7 @@ function approvalDetail(a, ctx, onResolved) {
   if (a.decision !== 'PENDING') return h('div', { class: 'card approval', dataset: { id: a.id } }, h('h2', null, `Approval ${a.id}`), rows)
   const note = textarea({ name: 'note', rows: 2, maxlength: 2000, placeholder: 'optional note, stored with the decision' })
   const resolve = async (decision, btn) => {
-    if (decision === 'approved' && !confirm(`Approve this action${a.requestedValue !== null ? ` of ${a.requestedValue}${a.currency ? ` ${a.currency}` : ''}` : ''}? The task runs and is charged.`)) return
+    if (decision === 'approved' && !(await ask(`Approve this action${a.requestedValue !== null ? ` of ${a.requestedValue}${a.currency ? ` ${a.currency}` : ''}` : ''}?\n\nThe task runs and is charged.`, { confirm: 'Approve' }))) return
     btn.disabled = true
     clearBanner()
     try {

@@ -9,6 +9,7 @@ import { h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
 import { tableWrap } from '../components/table.js'
+import { ask } from '../components/dialog.js'
 
 route('keys', {
   title: 'API keys', nav: 'Keys', order: 40,
@@ -40,7 +41,7 @@ route('keys', {
 
     async function revoke(key) {
       const label = key.label || key.keyPrefix
-      if (!confirm(`Revoke the key "${label}" (${key.keyPrefix})?\n\nRequests using it will fail immediately. This cannot be undone.`)) return
+      if (!(await ask(`Revoke the key "${label}" (${key.keyPrefix})?\n\nRequests using it will fail immediately. This cannot be undone.`, { confirm: 'Revoke', danger: true }))) return
       clearBanner()
       try {
         await api('DELETE', `/api/v1/operator/keys/${encodeURIComponent(key.id)}`)

@@ -8,6 +8,7 @@ import { STATUSES, TIERS } from '../lib/domain.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
 import { tableWrap } from '../components/table.js'
+import { ask } from '../components/dialog.js'
 
 route('operators', {
   title: 'Operators', nav: 'Operators', order: 60,
@@ -48,7 +49,7 @@ function operatorRow(op, ctx) {
     h('td', { class: 'nowrap' }, dateCell(op.createdAt)))
 
   async function patch(body, select, previous, what) {
-    if (body.status === 'BANNED' && !confirm(`Ban ${op.identityLogin}? A ban is final and cannot be undone.`)) { select.value = previous; return }
+    if (body.status === 'BANNED' && !(await ask(`Ban ${op.identityLogin}?\n\nA ban is final and cannot be undone.`, { confirm: 'Ban', danger: true }))) { select.value = previous; return }
     select.disabled = true
     clearBanner()
     try {

@@ -7,6 +7,7 @@ import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 import { tableWrap } from '../components/table.js'
+import { ask } from '../components/dialog.js'
 
 route('providers', {
   title: 'Providers', nav: 'Providers', order: 70,
@@ -24,7 +25,7 @@ route('providers', {
       tableSlot.replaceChildren(providersTable(list, remove))
     }
     async function remove(p) {
-      if (!confirm(`Remove the provider "${p.name}"?\n\nIts models stop being served and its ${p.keys.length} key(s) are deleted.`)) return
+      if (!(await ask(`Remove the provider "${p.name}"?\n\nIts models stop being served and its ${p.keys.length} key(s) are deleted.`, { confirm: 'Remove', danger: true }))) return
       clearBanner()
       try {
         await api('DELETE', `/api/v1/admin/providers/${encodeURIComponent(p.id)}`)

@@ -8,6 +8,7 @@ import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { intParam, qs } from '../lib/format.js'
 import { route } from '../lib/router.js'
+import { ask } from '../components/dialog.js'
 
 route('webhooks', {
   title: 'Webhook deliveries', nav: 'Webhooks', order: 58,
@@ -16,7 +17,7 @@ route('webhooks', {
     const secretSlot = h('div')
     const rotate = h('button', { type: 'button', class: 'secondary' }, 'New signing secret')
     rotate.addEventListener('click', async () => {
-      if (!confirm('Create a new webhook signing secret? The old one stops signing at once (a secret set in the guardrails takes precedence).')) return
+      if (!(await ask('Create a new webhook signing secret?\n\nThe old one stops signing at once (a secret set in the guardrails takes precedence).', { confirm: 'Create' }))) return
       try {
         const r = await api('POST', '/api/v1/operator/webhooks/secret')
         secretSlot.replaceChildren(secretBox({ title: 'Webhook signing secret', secret: r.secret, note: 'Receivers check x-taskgate-signature (HMAC-SHA256 of the raw body) with it; see docs/webhooks.md.', dismiss: () => secretSlot.replaceChildren() }))
