@@ -15,33 +15,44 @@ export interface UiFile { name: string; body: Uint8Array<ArrayBuffer> }
 export const BUDGET_GZIP_BYTES = 150 * 1024
 
 const ROOT = join(import.meta.dir, '..')
-const ENTRIES: Record<string, string> = { 'main.js': 'app.js', 'app.css': 'app.css' }
+/** The two bundles; everything else at the top of ui/ is served as it is. */
+const BUNDLED = ['app.js', 'app.css']
 
-async function bundle(entry: string, out: string): Promise<UiFile> {
+async function bundle(entry: string): Promise<Bun.BuildArtifact[]> {
   const r = await Bun.build({ entrypoints: [entry], target: 'browser', format: 'esm', minify: true, sourcemap: 'none', splitting: false })
   if (!r.success) throw new AggregateError(r.logs, `bundling ${entry} failed:\n${r.logs.map(String).join('\n')}`)
-  if (r.outputs.length !== 1) throw new Error(`bundling ${entry} gave ${r.outputs.length} outputs; expected one file`)
-  return { name: out, body: new Uint8Array(await r.outputs[0]!.arrayBuffer()) }
+  return r.outputs
 }
+
+const bytes = async (o: Blob) => new Uint8Array(await o.arrayBuffer())
 
 /** Every file the console serves, built from the sources in `root`/ui. */
 export async function buildUi(root = ROOT): Promise<UiFile[]> {
   const dir = join(root, 'ui')
-  const files: Promise<UiFile>[] = []
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name)
-    if (!statSync(path).isFile()) continue
-    const out = ENTRIES[name]
-    files.push(out ? bundle(path, out) : Bun.file(path).bytes().then((body) => ({ name, body })))
+  const [js, css] = await Promise.all([bundle(join(dir, 'main.js')), bundle(join(dir, 'app.css'))])
+  const scripts = js.filter((o) => o.path.endsWith('.js'))
+  const jsStyles = js.filter((o) => o.path.endsWith('.css')) // stylesheets a module imports (uPlot's)
+  if (scripts.length !== 1 || scripts.length + jsStyles.length !== js.length || css.length !== 1) {
+    throw new Error(`the console bundles into one app.js and one app.css; got ${[...js, ...css].map((o) => o.path).join(', ')}`)
   }
-  return Promise.all(files)
+  // Imported library styles first, so the console's own rules win.
+  const styles = await Promise.all([...jsStyles, css[0]!].map(bytes))
+  const files: UiFile[] = [
+    { name: 'app.js', body: await bytes(scripts[0]!) },
+    { name: 'app.css', body: new Uint8Array(await new Blob(styles.flatMap((b, i) => (i ? ['\n', b] : [b]))).arrayBuffer()) },
+  ]
+  for (const name of readdirSync(dir).sort()) {
+    if (name === 'main.js' || name === 'app.css' || !statSync(join(dir, name)).isFile()) continue
+    files.push({ name, body: await Bun.file(join(dir, name)).bytes() })
+  }
+  return files
 }
 
 export const gzipSize = (f: UiFile) => Bun.gzipSync(f.body).length
 
 /** The console's own share: what a browser loads for it (index.html, app.js, app.css). */
 export function consoleGzipBytes(files: UiFile[]): number {
-  return files.filter((f) => f.name === 'index.html' || Object.values(ENTRIES).includes(f.name)).reduce((n, f) => n + gzipSize(f), 0)
+  return files.filter((f) => f.name === 'index.html' || BUNDLED.includes(f.name)).reduce((n, f) => n + gzipSize(f), 0)
 }
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
@@ -54,7 +65,7 @@ if (import.meta.main) {
   mkdirSync(outDir, { recursive: true })
   for (const f of files) {
     writeFileSync(join(outDir, f.name), f.body)
-    const bundled = Object.values(ENTRIES).includes(f.name)
+    const bundled = BUNDLED.includes(f.name)
     console.log(`  ${f.name.padEnd(12)} ${kb(f.body.length).padStart(9)}  ${kb(gzipSize(f)).padStart(9)} gzipped${bundled ? '  (bundled)' : ''}`)
   }
   const total = consoleGzipBytes(files)
