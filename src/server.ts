@@ -1,6 +1,4 @@
 // Starts the HTTP server with every route, the job runner, and graceful shutdown.
-import { staticPlugin } from '@elysiajs/static'
-import { join } from 'node:path'
 import type { Config } from './config'
 import { createHttp } from './http/app'
 import { buildOpenApi } from './http/openapi'
@@ -28,9 +26,7 @@ import { approvalRoutes } from './approvals/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { buildServices, type Services } from './services'
 import { systemRoutes, VERSION } from './system/routes'
-
-/** Where the admin UI files are: embedded under /$bunfs/root/ui in the binary, ./ui in a checkout. */
-export const uiDir = import.meta.dir.startsWith('/$bunfs') ? join(import.meta.dir, 'ui') : join(import.meta.dir, '..', 'ui')
+import { loadUiAssets, uiResponse } from './ui-assets'
 
 /**
  * Every route, and the OpenAPI document built from them here, once, at start-up: before Elysia
@@ -70,7 +66,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     routes: allRoutes(s), auth: s.auth, log, metrics: s.metrics,
     jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit, storage: s.storage,
   })
-  http.app.use(await staticPlugin({ assets: uiDir, prefix: '/', alwaysStatic: true, indexHTML: true }))
+  // The admin console (docs/console.md): embedded in the binary, bundled from ui/ in a checkout.
+  for (const [path, file] of await loadUiAssets()) http.app.get(path, ({ request }) => uiResponse(file, request))
   http.app.compile()
   const server = Bun.serve({
     // Body limits are ours (problem+json 413 on the declared length, or while streaming), so Bun's own

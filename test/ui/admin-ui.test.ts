@@ -95,16 +95,18 @@ describe.skipIf(!available)('admin UI', () => {
   test('the kill-switch in the header stops submissions at once, and turns off again', async () => {
     const token = (await s.post('/api/v1/auth/login', { login: 'admin', password: 'admin-password' })).body.accessToken
     await page.goto(`${s.url}/#/agents`)
-    page.once('dialog', (d) => d.accept('incident 42'))
     await page.locator('button.kill-switch').click()
+    await page.locator('dialog[open] input[name="answer"]').fill('incident 42') // the reason, in the confirmation dialog
+    await page.locator('dialog[open] button.confirm').click()
     await page.locator('button.kill-switch.active').waitFor()
     expect((await s.get('/api/v1/auth/me', { token })).body.flags.killSwitch).toBe(true)
+    expect((await s.get('/api/v1/operator/guardrails', { token })).body.killSwitch.reason).toBe('incident 42')
     const agent = (await s.get('/api/v1/agents', { token })).body[0]
     const r = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Should be refused.' }, { token })
     expect(r.status).toBe(403)
     expect(r.body.code).toBe('KILL_SWITCH_ACTIVE')
-    page.once('dialog', (d) => d.accept())
     await page.locator('button.kill-switch.active').click()
+    await page.locator('dialog[open] button.confirm').click()
     await page.locator('button.kill-switch:not(.active)').waitFor()
     expect((await s.get('/api/v1/auth/me', { token })).body.flags.killSwitch).toBe(false)
     expect(pageErrors).toEqual([])
@@ -141,8 +143,8 @@ describe.skipIf(!available)('admin UI', () => {
     await page.locator('nav a:has-text("Approvals (1)")').waitFor()
     await page.goto(`${s.url}/#/approvals/${held.body.approvalId}`) // the resolveUrl webhooks carry
     await page.locator('textarea[name="note"]').fill('checked the invoice')
-    page.once('dialog', (d) => d.accept())
     await page.locator('button.approve').click()
+    await page.locator('dialog[open] button.confirm').click()
     await page.locator('.card.approval :text("APPROVED")').waitFor()
     let task: any
     for (let i = 0; i < 100; i++) { // the approved task runs through stages 2–8
