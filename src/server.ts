@@ -12,6 +12,7 @@ import { ipfsRoutes } from './ipfs/routes'
 import { keyRoutes } from './keys/routes'
 import { moneyRoutes } from './money/routes'
 import { proofRoutes } from './proofs/routes'
+import { explorerRoutes, type ConsolePage } from './proofs/explorer'
 import { publicRoutes } from './public/routes'
 import { statsRoutes } from './stats/routes'
 import { taskRoutes } from './tasks/routes'
@@ -32,10 +33,10 @@ import { loadUiAssets, uiResponse } from './ui-assets'
  * Every route, and the OpenAPI document built from them here, once, at start-up: before Elysia
  * compiles anything and from copies of the schemas, so it does not depend on what requests came first.
  */
-export function allRoutes(s: Services): RouteDef[] {
+export function allRoutes(s: Services, consolePage: ConsolePage = () => new Response(null, { status: 404 })): RouteDef[] {
   const routes: RouteDef[] = []
   let openapi = ''
-  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
+  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...explorerRoutes(s, consolePage), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
   const c = s.config
   openapi = JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm }))
   return routes
@@ -62,12 +63,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.storage.addProbe('taskgate.db', () => storageProbe(s.db.$client))
   s.storage.addProbe('ipfs.db', () => s.ipfs.probeWrite())
   s.storage.start()
+  // The admin console (docs/console.md): embedded in the binary, bundled from ui/ in a checkout.
+  const ui = await loadUiAssets()
+  const consolePage: ConsolePage = (request, status) => uiResponse(ui.get('/index.html')!, request, status)
   const http = createHttp({
-    routes: allRoutes(s), auth: s.auth, log, metrics: s.metrics,
+    routes: allRoutes(s, consolePage), auth: s.auth, log, metrics: s.metrics,
     jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit, storage: s.storage,
   })
-  // The admin console (docs/console.md): embedded in the binary, bundled from ui/ in a checkout.
-  for (const [path, file] of await loadUiAssets()) http.app.get(path, ({ request }) => uiResponse(file, request))
+  for (const [path, file] of ui) http.app.get(path, ({ request }) => uiResponse(file, request))
   http.app.compile()
   const server = Bun.serve({
     // Body limits are ours (problem+json 413 on the declared length, or while streaming), so Bun's own

@@ -43,9 +43,9 @@ export async function loadUiAssets(): Promise<Map<string, Served>> {
 }
 
 /** Answers with a console file; revalidated on every load (names stay the same between versions), 304 while unchanged. */
-export function uiResponse(f: Served, request: Request): Response {
+export function uiResponse(f: Served, request: Request, status = 200): Response {
   const headers: Record<string, string> = { 'content-type': f.type, etag: f.etag, 'cache-control': 'no-cache', vary: 'accept-encoding' }
-  if (request.headers.get('if-none-match') === f.etag) return new Response(null, { status: 304, headers })
-  if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) return new Response(f.gzip, { headers: { ...headers, 'content-encoding': 'gzip' } })
-  return new Response(f.body, { headers })
+  if (status === 200 && request.headers.get('if-none-match') === f.etag) return new Response(null, { status: 304, headers })
+  if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) return new Response(f.gzip, { status, headers: { ...headers, 'content-encoding': 'gzip' } })
+  return new Response(f.body, { status, headers })
 }

@@ -18,6 +18,10 @@ import './pages/webhooks.js'
 import './pages/operators.js'
 import './pages/providers.js'
 import './pages/terms.js'
+import './pages/dashboard.js'
+import './pages/explorer.js'
+import './pages/leaderboard.js'
+import './pages/stats.js'
 
 /** GitHub sign-in lands on /#access_token=…&expires_in=…: keep the token, then drop it from the URL. */
 function takeFragmentToken() {

@@ -1,13 +1,29 @@
-// Minimal server-rendered explorer pages that the default explorer URLs point to. Every value is
-// HTML-escaped; styles come from /app.css (the UI's CSP allows no inline styles).
-const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+// The public explorer's pages (/explorer/<kind>/<id>) are pages of the console (ui/pages/explorer.js),
+// which fetches the public record and the signer list and checks every signature in the browser.
+// The server answers each path with the console, 200 when the record exists here and 404 (still the
+// console, which then shows "not found") when it does not.
+import { t } from 'elysia'
+import { defineRoute, type RouteDef } from '../http/route'
+import { parseCid } from '../ipfs/node'
+import type { Services } from '../services'
 
-export function explorerPage(title: string, rows: [string, unknown][], json: unknown): Response {
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)} · TaskGate explorer</title><link rel="stylesheet" href="/app.css"></head>
-<body><main class="explorer"><h1>${esc(title)}</h1>
-<table>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td><code>${esc(v ?? '—')}</code></td></tr>`).join('')}</table>
-<h2>Record</h2><pre class="record">${esc(JSON.stringify(json, null, 2))}</pre>
-<p><a href="/.well-known/taskgate-signers">Published signers</a> · <a href="/docs">API reference</a></p></main></body></html>`
-  return new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'" } })
+/** The console's page, answered with `status` (ui-assets.ts). */
+export type ConsolePage = (request: Request, status: number) => Response
+
+const Loose = (description: string) => t.Object({ id: t.String({ minLength: 1, maxLength: 200, description }) })
+
+export function explorerRoutes(s: Services, consolePage: ConsolePage): RouteDef[] {
+  const db = s.db.$client
+  const exists = (sql: string, v: string) => db.query(sql).get(v) !== null
+  const page = (path: string, what: string, found: (id: string) => boolean) => defineRoute({
+    method: 'GET', path, auth: 'none', tags: ['Proofs'], hidden: true, params: Loose(what),
+    summary: `Explorer page of ${what} (the console; verified in the browser)`, responses: { 200: { description: 'HTML' }, 404: { description: 'HTML: the console showing "not found"' } },
+    handler: ({ params, request }) => consolePage(request, found(params.id) ? 200 : 404),
+  })
+  return [
+    page('/explorer/receipt/:id', 'a receipt or other document by CID', (id) => { const cid = parseCid(id); return cid !== null && s.ipfs.has(cid) }),
+    page('/explorer/attestation/:id', 'an attestation by UID', (id) => exists('SELECT 1 FROM attestations WHERE uid = ?1', id.toLowerCase())),
+    page('/explorer/verification/:id', 'a verification proof', (id) => exists('SELECT 1 FROM tasks WHERE verification_proof = ?1 LIMIT 1', id.toLowerCase())),
+    page('/explorer/agent/:id', 'an agent passport', (id) => s.agents.byId(id) !== null),
+  ]
 }

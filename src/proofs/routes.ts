@@ -1,4 +1,4 @@
-// Verifiable outputs: attestations, proof receipts by CID, the published signers, explorer pages.
+// Verifiable outputs: attestations, proof receipts by CID, verification proofs, the published signers.
 import { t } from 'elysia'
 import { verifyTypedData } from 'viem'
 import { badRequest, notFound } from '../http/errors'
@@ -8,7 +8,6 @@ import { Task } from '../tasks/schema'
 import { importToMemory, parseCid } from '../ipfs/node'
 import { TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
 import type { Services } from '../services'
-import { explorerPage } from './explorer'
 
 /** Recomputes a CID from bytes with the importer settings the node uses, without storing anything. */
 async function recomputeCid(bytes: Uint8Array): Promise<string> {
@@ -86,26 +85,6 @@ export function proofRoutes(s: Services) {
         const signature = `${sig.signature.r}${sig.signature.s.slice(2)}${sig.signature.v.toString(16)}` as `0x${string}`
         const valid = await verifyTypedData({ address: a.signer, domain: { ...sig.domain, chainId: Number(sig.domain.chainId) }, types: sig.types, primaryType: 'Attest', message: sig.message, signature }).catch(() => false)
         return { ...a, taskId: row.task_id, verification: { signatureValid: valid, signerKnown: a.signer.toLowerCase() === s.signer.address.toLowerCase() } }
-      },
-    }),
-    defineRoute({
-      method: 'GET', path: '/explorer/verification/:hash', auth: 'none', tags: ['Proofs'], hidden: true, params: t.Object({ hash: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
-      summary: 'Explorer page of a verification proof', responses: { 200: { description: 'HTML' } },
-      handler: ({ params }) => {
-        const found = verificationOf(params.hash)
-        if (!found) throw notFound('verification proof')
-        const task = found.task
-        return explorerPage('Verification proof', [['proof', task.verificationProof], ['task', task.id], ['status', task.verificationStatus], ['score', task.verificationScore], ['IPFS CID', task.ipfsCid], ['receipt CID', task.receiptCid]], found.record)
-      },
-    }),
-    defineRoute({
-      method: 'GET', path: '/explorer/attestation/:uid', auth: 'none', tags: ['Proofs'], hidden: true, params: t.Object({ uid: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
-      summary: 'Explorer page of an attestation', responses: { 200: { description: 'HTML' } },
-      handler: async ({ params }) => {
-        const row = s.db.$client.query('SELECT attestation, task_id FROM attestations WHERE uid = ?1').get(params.uid.toLowerCase()) as { attestation: string; task_id: string } | null
-        if (!row) throw notFound('attestation')
-        const a = JSON.parse(row.attestation)
-        return explorerPage('EAS offchain attestation', [['uid', a.uid], ['task', row.task_id], ['signer', a.signer], ['schema', a.schema?.schema], ['schema uid', a.schema?.uid]], a)
       },
     }),
     defineRoute({

@@ -27,12 +27,13 @@ export const Task = t.Object({
   latencyMs: Nullable(t.Number()), ipfsCid: Nullable(t.String({ description: 'CID of the task document (stage 5)' })), stateRoot: Nullable(t.String()),
   verificationStatus: Nullable(t.String()), verificationScore: Nullable(t.Number()), verificationProof: Nullable(t.String()),
   verificationExplorerUrl: Nullable(t.String()), attestationUid: Nullable(t.String()), attestationExplorerUrl: Nullable(t.String()),
+  receiptCid: Nullable(t.String({ description: 'CID of the signed receipt: GET /api/v1/public/proof/{cid}, or /explorer/receipt/{cid} to check it in a browser' })),
   createdAt: DateTime, completedAt: Nullable(DateTime),
 })
 
 export const TaskDetail = t.Composite([Task, t.Object({
   operatorId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), failureCode: Nullable(t.String()), failureMessage: t.Optional(Nullable(t.String())),
-  creditsCharged: t.Integer(), receiptCid: Nullable(t.String({ description: 'CID of the signed receipt: GET /api/v1/public/proof/{cid}' })),
+  creditsCharged: t.Integer(),
   receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
   attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),
   computeJobId: t.Optional(Nullable(t.String())),

@@ -116,7 +116,7 @@ export class TaskService {
       verificationScore: t.verificationScore, verificationProof: t.verificationProof,
       verificationExplorerUrl: t.verificationProof ? this.s.explorer.tx(t.verificationProof) : null,
       attestationUid: t.attestationUid, attestationExplorerUrl: t.attestationUid ? this.s.explorer.attestation(t.attestationUid) : null,
-      createdAt: new Date(t.createdAt).toISOString(), completedAt: isoOrNull(t.completedAt),
+      receiptCid: t.receiptCid, createdAt: new Date(t.createdAt).toISOString(), completedAt: isoOrNull(t.completedAt),
     }
   }
 
@@ -125,7 +125,7 @@ export class TaskService {
     const att = t.attestationUid ? this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null : null
     const base = {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
-      creditsCharged: t.creditsCharged, receiptCid: t.receiptCid, receipt: t.receipt, attestation: att ? JSON.parse(att.attestation) : null,
+      creditsCharged: t.creditsCharged, receipt: t.receipt, attestation: att ? JSON.parse(att.attestation) : null,
       computeJobId: t.computeJobId, approvalId: this.s.approvals.idForTask(t.id),
     }
     if (!owner) return base

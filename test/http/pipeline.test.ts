@@ -169,15 +169,19 @@ describe('metrics', () => {
 })
 
 describe('explorer pages', () => {
-  test('the default explorer URLs of a task resolve to pages on the appliance', async () => {
+  test('the default explorer URLs of a task resolve to console pages on the appliance (verified in the browser: test/ui/explorer)', async () => {
     const r = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'general', prompt: 'Explorer check. It has two sentences.' }, { key: agent.apiKey })
-    for (const url of [r.body.verificationExplorerUrl, r.body.attestationExplorerUrl]) {
+    for (const url of [r.body.verificationExplorerUrl, r.body.attestationExplorerUrl, `${s.url}/explorer/receipt/${r.body.receiptCid}`, `${s.url}/explorer/agent/${agent.agentId}`]) {
       const page = await fetch(url)
       expect(page.status).toBe(200)
-      const html = await page.text()
-      expect(html).toContain(r.body.id)
+      expect(page.headers.get('content-type')).toStartWith('text/html')
+      expect(await page.text()).toContain('<script type="module" src="/app.js">')
     }
-    expectProblem(await s.get(`/explorer/attestation/0x${'0'.repeat(64)}`), 404, 'NOT_FOUND')
+    for (const path of [`/explorer/attestation/0x${'0'.repeat(64)}`, '/explorer/receipt/not-a-cid', '/explorer/agent/nobody', `/explorer/verification/0x${'1'.repeat(64)}`]) {
+      const page = await fetch(`${s.url}${path}`)
+      expect(page.status).toBe(404)
+      expect(page.headers.get('content-type')).toStartWith('text/html')
+    }
   })
 })
 

@@ -18,7 +18,7 @@ let s: TestServer
 let browser: Browser
 let page: Page
 let token = ''
-const ids = { agent: '', task: '', approval: '' }
+const ids = { agent: '', task: '', approval: '', receipt: '', attestation: '', proof: '' }
 const problems: string[] = [] // page errors and CSP refusals
 
 /** The hash of every page, with the text its heading shows once loaded. */
@@ -29,6 +29,9 @@ const PAGES: Array<[name: string, hash: () => string]> = [
   ['guardrails', () => '#/guardrails'], ['approvals', () => '#/approvals'], ['approval-detail', () => `#/approvals/${ids.approval}`],
   ['compliance', () => '#/compliance'], ['webhooks', () => '#/webhooks'], ['operators', () => '#/operators'],
   ['providers', () => '#/providers'], ['terms', () => '#/terms'],
+  ['dashboard', () => '#/dashboard'], ['leaderboard', () => '#/leaderboard'], ['stats', () => '#/stats'],
+  ['explorer', () => '#/explorer'], ['explorer-receipt', () => `#/explorer/receipt/${ids.receipt}`], ['explorer-attestation', () => `#/explorer/attestation/${ids.attestation}`],
+  ['explorer-verification', () => `#/explorer/verification/${ids.proof}`], ['explorer-agent', () => `#/explorer/agent/${ids.agent}`],
 ]
 
 async function show(hash: string): Promise<void> {
@@ -64,7 +67,9 @@ describe.skipIf(!available)('console pages: accessibility, themes, phone layout'
     await s.post('/api/v1/operator/keys', { name: 'ci' }, { token })
     const agent = (await s.post('/api/v1/agents/register', { displayName: 'Shot bot', capabilities: ['sentiment_analysis', 'general'] }, { token })).body
     ids.agent = agent.agentId
-    ids.task = (await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Lovely and fast.' }, { token })).body.id
+    const done = (await s.post('/api/v1/tasks/submit?wait=30', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Lovely and fast.' }, { token })).body
+    expect(done.status).toBe('COMPLETED')
+    Object.assign(ids, { task: done.id, receipt: done.receiptCid, attestation: done.attestationUid, proof: done.verificationProof })
     expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 100 }, { token })).status).toBe(200)
     await s.post('/api/v1/admin/clock/advance', { ms: 31_000 }, { token })
     const held = await s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Pay the supplier.', action: { actionType: 'payment', operation: 'transfer', target: 'supplier-7', requestedValue: 250, currency: 'USD' } }, { token })

@@ -20,10 +20,10 @@ const dayTs = (d) => Date.parse(`${d}T00:00:00Z`) / 1000
  */
 export function dayChart({ title, dates, series, format = (v) => String(v), bars = false }) {
   const plotBox = h('div', { class: 'chart-plot' })
-  const table = h('table', { class: 'sr-only' },
+  const table = h('div', { class: 'sr-only' }, h('table', null,
     h('caption', null, title),
     h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Day'), series.map((s) => h('th', { scope: 'col' }, s.label)))),
-    h('tbody', null, dates.map((d, i) => h('tr', null, h('th', { scope: 'row' }, d), series.map((s) => h('td', null, s.values[i] == null ? '—' : format(s.values[i])))))))
+    h('tbody', null, dates.map((d, i) => h('tr', null, h('th', { scope: 'row' }, d), series.map((s) => h('td', null, s.values[i] == null ? '—' : format(s.values[i]))))))))
   const fig = h('figure', { class: 'chart card' }, h('figcaption', null, title), plotBox, table)
   let plot = null
   const draw = () => {

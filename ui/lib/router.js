@@ -24,8 +24,10 @@ export function route(name, def) {
   routes[name] = { auth: 'required', nav: false, ...def }
 }
 
+/** The page to show: from the hash (#/<page>/<sub>?…), or from an explorer path (/explorer/<kind>/<id>) without one. */
 function parseHash() {
-  const raw = location.hash.replace(/^#\/?/, '')
+  const explorerPath = !location.hash && location.pathname.startsWith('/explorer/')
+  const raw = explorerPath ? location.pathname.slice(1) : location.hash.replace(/^#\/?/, '')
   const q = raw.indexOf('?')
   const path = q >= 0 ? raw.slice(0, q) : raw
   const slash = path.indexOf('/')

@@ -46,6 +46,11 @@ export function canonicalJson(v) {
   return `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`
 }
 
+/** Whether `s` is a CID this page can check. */
+export function isCid(s) {
+  try { CID.parse(s); return true } catch { return false }
+}
+
 /**
  * The bytes behind a UnixFS CID, every block re-hashed against its CID. `getBlock(cidString)` returns
  * the raw block bytes (GET /ipfs/{cid}?format=raw). Throws an Error naming the block that fails.

@@ -8,6 +8,20 @@ import { h } from '../lib/dom.js'
 import { downloadJson, saveJson } from '../lib/download.js'
 import { fmtDate } from '../lib/format.js'
 import { route } from '../lib/router.js'
+import { verifyCertificate } from '../lib/verify.js'
+import { explorerHref } from './explorer.js'
+
+/** Checks the certificate in this browser (hash, EIP-191 signature, published signer) and says so. */
+function verifiedCell(cert, signers) {
+  const cell = h('span', { class: 'muted' }, 'checking…')
+  verifyCertificate(cert, signers).then((r) => {
+    cell.className = r.ok ? 'check-ok' : 'check-bad'
+    cell.dataset.verdict = r.ok ? 'valid' : 'invalid'
+    cell.title = r.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`).join('\n')
+    cell.textContent = r.ok ? `✓ verified (${r.signerInfo.keyId})` : `✗ ${r.checks.filter((c) => !c.ok).map((c) => c.name).join(', ')} failed`
+  }, () => { cell.textContent = '✗ could not check' })
+  return cell
+}
 
 route('compliance', {
   title: 'Compliance', nav: 'Compliance', order: 57,
@@ -59,18 +73,20 @@ route('compliance', {
           await loadCerts()
         } catch (err) { ctx.error(err); generate.disabled = false }
       })
+      const signers = certs.length ? await api('GET', '/.well-known/taskgate-signers', undefined, { auth: false }) : null
       const rows = certs.map((c) => h('tr', null,
         h('td', null, dateCell(c.issuedAt)),
         h('td', null, `${fmtDate(c.periodStart)} → ${fmtDate(c.periodEnd)}`),
         h('td', null, tierBadge(c.tier)),
         h('td', null, mono(c.certHash)),
-        h('td', null, ipfsLink(c.ipfsCid)),
+        h('td', null, verifiedCell(c, signers)),
+        h('td', null, c.ipfsCid ? h('a', { href: explorerHref('receipt', c.ipfsCid), class: 'mono' }, 'IPFS copy') : ipfsLink(null)),
         h('td', null, h('button', { type: 'button', class: 'secondary small', onclick: () => saveJson(c, `taskgate-certificate-${c.id}.json`) }, 'Download'))))
       certSlot.replaceChildren(
         h('div', { class: 'card-head' }, h('h2', null, 'Compliance certificates'), generate),
         h('p', { class: 'muted' }, 'Signed by the service key (EIP-191 over keccak256 of the canonical JSON); verifiable from the certificate alone (docs/compliance.md). Issued every month for PRO and ENTERPRISE.'),
         certs.length
-          ? dataTable(['Issued', 'Period', 'Tier', 'certHash', 'IPFS', ''], rows)
+          ? dataTable(['Issued', 'Period', 'Tier', 'certHash', 'Checked here', 'IPFS', ''], rows)
           : h('p', { class: 'empty muted' }, 'No certificate yet.'))
     }
 

@@ -4,12 +4,13 @@
 // Reached at /explorer/<kind>/<id> (the server answers those paths with the console) or #/explorer/…
 import { badge, jsonBlock, mono, taskStatusBadge } from '../components/cells.js'
 import { dl, pageHead } from '../components/layout.js'
+import { dataTable } from '../components/table.js'
 import { checkList, failure, verdict } from '../components/verdict.js'
 import { api, ApiError } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { fmtDate, fmtInt, fmtScore } from '../lib/format.js'
 import { route } from '../lib/router.js'
-import { documentKind, fetchVerifiedBytes, verifyAttestation, verifyCertificate, verifyTypedDocument, verifyVerificationProof } from '../lib/verify.js'
+import { documentKind, fetchVerifiedBytes, isCid, verifyAttestation, verifyCertificate, verifyTypedDocument, verifyVerificationProof } from '../lib/verify.js'
 
 const get = (path) => api('GET', path, undefined, { auth: false })
 const enc = encodeURIComponent
@@ -64,6 +65,7 @@ function receiptFields(m) {
 }
 
 async function documentPage(ctx, cid) {
+  if (!isCid(cid)) return notFound(ctx.view, 'document', cid)
   const [s, found] = await Promise.all([signers(), verifiedDocument(cid).catch((e) => { if (missing(e)) return null; throw e })])
   if (!ctx.alive()) return
   if (!found) return notFound(ctx.view, 'document', cid)
@@ -149,11 +151,9 @@ async function agentPage(ctx, agentId) {
   if (!p) return notFound(ctx.view, 'agent', agentId)
   const rank = board && ['data', 'quarantined', 'archived'].map((k) => [k, board[k].find((e) => e.agentId === agentId)]).find(([, e]) => e)
   ctx.view.replaceChildren(pageHead('Agent passport', agentId), passportCard(p, rank),
-    h('div', { class: 'card' }, h('h2', null, 'Recent tasks'), h('div', { class: 'table-wrap' }, h('table', null,
-      h('thead', null, h('tr', null, ['Task', 'Status', 'Verified', 'Receipt', 'Created'].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', null, (tasks.data ?? []).map((t) => h('tr', null,
-        h('td', null, mono(t.id)), h('td', null, taskStatusBadge(t.status)), h('td', null, t.verificationStatus ?? '—'),
-        h('td', null, xlink('receipt', t.receiptCid, t.receiptCid ? 'verify' : null)), h('td', null, fmtDate(t.createdAt)))))))))
+    h('div', { class: 'card' }, h('h2', null, 'Recent tasks'), dataTable(['Task', 'Status', 'Verified', 'Receipt', 'Created'], (tasks.data ?? []).map((t) => h('tr', null,
+      h('td', null, mono(t.id)), h('td', null, taskStatusBadge(t.status)), h('td', null, t.verificationStatus ?? '—'),
+      h('td', null, xlink('receipt', t.receiptCid, t.receiptCid ? 'verify' : null)), h('td', null, fmtDate(t.createdAt)))))))
 }
 
 /** Trust level, what the next one takes, and the metrics with their meaning. */

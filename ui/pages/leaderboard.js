@@ -2,6 +2,7 @@
 // and archived agents ranked apart. Every agent links to its passport in the explorer.
 import { badge, mono } from '../components/cells.js'
 import { pageHead } from '../components/layout.js'
+import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
 import { h } from '../lib/dom.js'
 import { fmtDate, fmtInt } from '../lib/format.js'
@@ -10,13 +11,11 @@ import { explorerHref } from './explorer.js'
 
 function board(title, rows, empty) {
   if (!rows.length) return h('div', { class: 'card' }, h('h2', null, title), h('p', { class: 'muted' }, empty))
-  return h('div', { class: 'card' }, h('h2', null, title), h('div', { class: 'table-wrap' }, h('table', null,
-    h('thead', null, h('tr', null, ['#', 'Agent', 'Trust level', 'Score', 'ARI', 'VCI', 'Tasks', 'Verified share'].map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', null, rows.map((e) => h('tr', null,
-      h('td', null, String(e.rank)), h('td', null, h('a', { href: explorerHref('agent', e.agentId), class: 'mono' }, e.agentId)),
-      h('td', null, badge(e.trustLevel, e.trustLevel === 'TRUSTED' ? 'green' : e.trustLevel === 'QUARANTINE' ? 'red' : '')),
-      h('td', null, h('strong', null, e.score.toFixed(2))), h('td', null, String(e.ari)), h('td', null, String(e.vci)),
-      h('td', null, fmtInt(e.totalTasks)), h('td', null, `${Math.round(e.verifiedShare * 100)} %`))))))))
+  return h('div', { class: 'card' }, h('h2', null, title), dataTable(['#', 'Agent', 'Trust level', 'Score', 'ARI', 'VCI', 'Tasks', 'Verified share'], rows.map((e) => h('tr', null,
+    h('td', null, String(e.rank)), h('td', null, h('a', { href: explorerHref('agent', e.agentId), class: 'mono' }, e.agentId)),
+    h('td', null, badge(e.trustLevel, e.trustLevel === 'TRUSTED' ? 'green' : e.trustLevel === 'QUARANTINE' ? 'red' : '')),
+    h('td', null, h('strong', null, e.score.toFixed(2))), h('td', null, String(e.ari)), h('td', null, String(e.vci)),
+    h('td', null, fmtInt(e.totalTasks)), h('td', null, `${Math.round(e.verifiedShare * 100)} %`)))))
 }
 
 route('leaderboard', {
