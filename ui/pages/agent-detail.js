@@ -7,9 +7,13 @@ import { h } from '../lib/dom.js'
 import { fmtInt, humanize, qs } from '../lib/format.js'
 import { render } from '../lib/router.js'
 import { tableWrap } from '../components/table.js'
+import { explorerHref, passportCard } from './explorer.js'
 
 export async function agentDetailPage(ctx, id) {
-  const a = await api('GET', `/api/v1/agents/${encodeURIComponent(id)}`)
+  const [a, passport] = await Promise.all([
+    api('GET', `/api/v1/agents/${encodeURIComponent(id)}`),
+    api('GET', `/api/v1/public/agent/${encodeURIComponent(id)}/passport`, undefined, { auth: false }).catch(() => null),
+  ])
   if (!ctx.alive()) return
   document.title = `${a.displayName} · Agents · TaskGate`
   const runSlot = h('div')
@@ -49,6 +53,7 @@ export async function agentDetailPage(ctx, id) {
         ['Key active', ps.keyActive ? badge('yes', 'green') : badge('no', 'red')],
         ['Allowed task types', Array.isArray(ps.allowedTaskTypes) && ps.allowedTaskTypes.length ? h('div', { class: 'chips' }, ps.allowedTaskTypes.map((c) => badge(c))) : dash()],
       ]))),
+    passport ? h('section', { 'aria-label': 'Passport' }, h('div', { class: 'card-head' }, h('h2', null, 'Passport'), h('a', { href: explorerHref('agent', a.agentId) }, 'Public page →')), passportCard(passport)) : null,
     h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Metrics'), h('a', { href: `#/tasks${qs({ agent: a.agentId })}` }, 'This agent\'s tasks →')),
       Object.keys(m).length ? h('div', { class: 'stats' }, Object.entries(m).map(([k, v]) => statCard(METRIC_LABELS[k] || humanize(k), typeof v === 'number' ? (Number.isInteger(v) ? fmtInt(v) : v.toFixed(3)) : JSON.stringify(v)))) : h('p', { class: 'muted' }, 'No metrics yet.')),
     h('div', { class: 'card' }, h('h2', null, 'Verification history'),
