@@ -102,6 +102,23 @@ describe('x402', () => {
     expect(r.body.accepts[0].resource).toBe(`${s.url}/api/v1/tasks/submit`)
   })
 
+  test('an X-PAYMENT pays for a task: X-PAYMENT-RESPONSE names the settlement; billing shows the payment and the debit', async () => {
+    const o = await operator('payer')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const req = await requirementsFor(o.agent)
+    const gateBefore = (await s.get(`/api/v1/usdc/${req.payTo}`)).body.balanceUnits
+    const res = await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': await paymentHeader(account, req) } })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ status: 'COMPLETED', creditsCharged: 1 })
+    const receipt = JSON.parse(Buffer.from(res.headers.get('x-payment-response')!, 'base64').toString())
+    expect(receipt).toMatchObject({ success: true, network: 'base-sepolia', payer: account.address })
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99')
+    expect((await s.get(`/api/v1/usdc/${req.payTo}`)).body.balanceUnits).toBe(gateBefore + 10_000)
+    const b = (await s.get('/api/v1/operator/billing', { token: o.token })).body
+    expect(b.transactions.slice(0, 2).map((t: any) => [t.reason, t.delta])).toEqual([['task_debit', -1], [`x402_payment ${receipt.transaction}`, 1]])
+  })
+
   test('compute requests are gated the same way', async () => {
     const o = await operator('compute-payer')
     const account = privateKeyToAccount(generatePrivateKey())
