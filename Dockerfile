@@ -3,6 +3,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc bunfig.toml ./
+# stand-ins for helia's libp2p/bitswap/http (package.json overrides), needed by npm ci
+COPY npm-stubs ./npm-stubs
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts ./scripts

@@ -12,7 +12,7 @@
 //
 // Method (measurePayments), one client (this Bun process, fetch with keep-alive):
 //   sequential  rounds of one paid and one credits submit, in alternating order; the X-PAYMENT
-//               header is signed (createPaymentHeader from x402/client, fresh nonce) before the
+//               header is signed (createPaymentHeader in ./x402-header, viem, fresh nonce) before the
 //               round starts, so signing is not in the timed request; the signing time is reported
 //               apart. The first `warmup` rounds are discarded. cost = paid − credits, per
 //               percentile (a difference of percentiles).
@@ -26,12 +26,10 @@
 //               on every payment.
 //   for scale   viem verifyTypedData (the signature check the server makes) timed in this process.
 import { getAddress, verifyTypedData, type Hex } from 'viem'
-import { createPaymentHeader } from 'x402/client'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { stats, type LatencyStats } from './pipeline'
 import { cpuBetween, readCpu } from './proc'
-
-type Requirements = Parameters<typeof createPaymentHeader>[2]
+import { createPaymentHeader, type Requirements } from './x402-header'
 
 export const PAYMENTS_METHOD = [
   'dedicated server (TASKGATE_TIERS_FREE_MONTHLY_CREDITS=0, TASKGATE_X402_MAX_PAID_PER_HOUR=1000000); two signed-up operators with',

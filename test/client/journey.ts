@@ -1,5 +1,5 @@
 // A client journey written against types generated from /openapi.json (openapi-typescript) and
-// driven with openapi-fetch: no project code on the client side. test/http/client.test.ts
+// driven with openapi-fetch: no project code on the client side. test/interop/client.test.ts
 // generates generated/api.d.ts from a running server, type-checks this file with it (a document
 // that loses a field, a status or a schema breaks the build) and then runs the journey.
 import createClient from 'openapi-fetch'

@@ -1,8 +1,7 @@
-// Money over real HTTP: the faucet, paying for tasks through x402 with the x402-fetch client
-// library (no project code on the client side), the legacy X-402-Payment header, and the defence.
+// Money over real HTTP: the faucet, paying for tasks through x402 (headers signed here with viem),
+// the legacy X-402-Payment header, and the defence. Coinbase's own x402 client paying end to end
+// (no project code on the client side): test/interop/payments-x402.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createPaymentHeader } from 'x402/client'
-import { decodeXPaymentResponse, wrapFetchWithPayment } from 'x402-fetch'
 import { getAddress, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -35,6 +34,24 @@ async function requirementsFor(agent: any) {
   const r = await s.req('POST', '/api/v1/tasks/submit', { key: agent.apiKey, raw: taskBody(agent.agentId), headers: { 'content-type': 'application/json' } })
   expect(r.status).toBe(402)
   return r.body.accepts[0]
+}
+
+const TRANSFER_WITH_AUTHORIZATION = { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] } as const
+
+/** An X-PAYMENT header (x402 v1 exact: an EIP-3009 authorization signed with viem) for the 402's requirements. */
+async function paymentHeader(account: PrivateKeyAccount, req: any, opts: { value?: string; validAfter?: number; validBefore?: number } = {}) {
+  const now = Math.floor(Date.now() / 1000)
+  const auth = {
+    from: account.address, to: getAddress(req.payTo), value: opts.value ?? req.maxAmountRequired,
+    validAfter: String(opts.validAfter ?? now - 600), validBefore: String(opts.validBefore ?? now + req.maxTimeoutSeconds),
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  }
+  const signature = await account.signTypedData({
+    domain: { name: req.extra.name, version: req.extra.version, chainId: 84532, verifyingContract: req.asset },
+    types: TRANSFER_WITH_AUTHORIZATION, primaryType: 'TransferWithAuthorization',
+    message: { ...auth, value: BigInt(auth.value), validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce },
+  })
+  return Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: req.network, payload: { signature, authorization: auth } })).toString('base64')
 }
 
 describe('faucet', () => {
@@ -85,26 +102,21 @@ describe('x402', () => {
     expect(r.body.accepts[0].resource).toBe(`${s.url}/api/v1/tasks/submit`)
   })
 
-  test('the x402-fetch client pays for a task end to end; billing shows the payment and the debit', async () => {
+  test('an X-PAYMENT pays for a task: X-PAYMENT-RESPONSE names the settlement; billing shows the payment and the debit', async () => {
     const o = await operator('payer')
     const account = privateKeyToAccount(generatePrivateKey())
     await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
-    const gate = (await requirementsFor(o.agent)).payTo
-    const gateBefore = (await s.get(`/api/v1/usdc/${gate}`)).body.balanceUnits
-    const payFetch = wrapFetchWithPayment(fetch, account)
-    const res = await payFetch(`${s.url}/api/v1/tasks/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': o.agent.apiKey }, body: taskBody(o.agent.agentId) })
+    const req = await requirementsFor(o.agent)
+    const gateBefore = (await s.get(`/api/v1/usdc/${req.payTo}`)).body.balanceUnits
+    const res = await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': await paymentHeader(account, req) } })
     expect(res.status).toBe(200)
-    const task = (await res.json()) as any
-    expect(task).toMatchObject({ status: 'COMPLETED', creditsCharged: 1 })
-    const receipt = decodeXPaymentResponse(res.headers.get('x-payment-response')!)
+    expect(res.body).toMatchObject({ status: 'COMPLETED', creditsCharged: 1 })
+    const receipt = JSON.parse(Buffer.from(res.headers.get('x-payment-response')!, 'base64').toString())
     expect(receipt).toMatchObject({ success: true, network: 'base-sepolia', payer: account.address })
     expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99')
-    expect((await s.get(`/api/v1/usdc/${gate}`)).body.balanceUnits).toBe(gateBefore + 10_000)
-    expect((await s.get(`/api/v1/usdc/tx/${receipt.transaction}`)).body).toMatchObject({ from: account.address.toLowerCase(), to: gate.toLowerCase(), amountUnits: 10_000, usedForCredits: true })
+    expect((await s.get(`/api/v1/usdc/${req.payTo}`)).body.balanceUnits).toBe(gateBefore + 10_000)
     const b = (await s.get('/api/v1/operator/billing', { token: o.token })).body
-    expect(b.balance.balance).toBe(0)
-    expect(b.transactions.slice(0, 2).map((t: any) => [t.reason.split(' ')[0], t.delta])).toEqual([['task_debit', -1], ['x402_payment', 1]])
-    expect(b.transactions[1].reason).toBe(`x402_payment ${receipt.transaction}`)
+    expect(b.transactions.slice(0, 2).map((t: any) => [t.reason, t.delta])).toEqual([['task_debit', -1], [`x402_payment ${receipt.transaction}`, 1]])
   })
 
   test('compute requests are gated the same way', async () => {
@@ -113,9 +125,10 @@ describe('x402', () => {
     await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
     const unpaid = await s.post('/api/v1/compute', { model: 'builtin', prompt: 'hello there' }, { key: o.agent.apiKey })
     expectProblem(unpaid, 402, 'INSUFFICIENT_CREDITS')
-    const res = await wrapFetchWithPayment(fetch, account)(`${s.url}/api/v1/compute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': o.agent.apiKey }, body: JSON.stringify({ model: 'builtin', prompt: 'Paid compute. It runs.' }) })
+    const res = await s.post('/api/v1/compute', { model: 'builtin', prompt: 'Paid compute. It runs.' }, { key: o.agent.apiKey, headers: { 'x-payment': await paymentHeader(account, unpaid.body.accepts[0]) } })
     expect(res.status).toBe(202)
     expect(res.headers.get('x-payment-response')).toBeTruthy()
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99')
   })
 
   test('replays, underpayment, expiry and forgeries are refused; only valid signatures count against a wallet', async () => {
@@ -126,27 +139,21 @@ describe('x402', () => {
     const req = await requirementsFor(o.agent)
     const submit = (header: string) => s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': header } })
 
-    const good = await createPaymentHeader(account, 1, req)
+    const good = await paymentHeader(account, req)
     expect((await submit(good)).status).toBe(200)
     expectProblem(await submit(good), 402, 'PAYMENT_REPLAYED')
 
-    const under = await createPaymentHeader(account, 1, { ...req, maxAmountRequired: '5000' })
+    const under = await paymentHeader(account, req, { value: '5000' })
     expectProblem(await submit(under), 402, 'PAYMENT_UNDERPAID')
 
-    // expired: sign the authorization ourselves with a validBefore in the past
+    // expired: validBefore in the past
     const now = Math.floor(Date.now() / 1000)
-    const auth = { from: account.address, to: getAddress(req.payTo), value: '10000', validAfter: String(now - 1200), validBefore: String(now - 600), nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) }
-    const sig = await account.signTypedData({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: req.asset },
-      types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
-      primaryType: 'TransferWithAuthorization', message: { ...auth, value: 10000n, validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce as `0x${string}` },
-    })
-    const expired = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { signature: sig, authorization: auth } })).toString('base64')
+    const expired = await paymentHeader(account, req, { validAfter: now - 1200, validBefore: now - 600 })
     expectProblem(await submit(expired), 402, 'PAYMENT_EXPIRED')
 
     // forged: someone else signs an authorization that claims to come from this wallet
     const mallory = privateKeyToAccount(generatePrivateKey())
-    const real = JSON.parse(Buffer.from(await createPaymentHeader(mallory, 1, req), 'base64').toString())
+    const real = JSON.parse(Buffer.from(await paymentHeader(mallory, req), 'base64').toString())
     real.payload.authorization.from = account.address
     const forged = Buffer.from(JSON.stringify(real)).toString('base64')
     expectProblem(await submit(forged), 402, 'PAYMENT_SIGNATURE_INVALID')
@@ -162,7 +169,7 @@ describe('x402', () => {
     expectProblem(await submit(under), 402, 'PAYMENT_UNDERPAID')
     state = (await s.get(`/api/v1/x402/wallets/${account.address}`)).body
     expect(state).toMatchObject({ blocked: true, reason: 'REPEATED_INVALID_PAYMENTS' })
-    const fresh = await createPaymentHeader(account, 1, req)
+    const fresh = await paymentHeader(account, req)
     expectProblem(await submit(fresh), 403, 'PAYER_BLOCKED')
     const passport = (await s.get(`/api/v1/public/agent/${o.agent.agentId}/passport`)).body
     expect(passport.x402).toMatchObject({ blocked: true, reason: 'REPEATED_INVALID_PAYMENTS', walletChecked: account.address })
@@ -173,12 +180,10 @@ describe('x402', () => {
     const o = await operator('hourly')
     const account = privateKeyToAccount(generatePrivateKey())
     await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
-    const payFetch = wrapFetchWithPayment(fetch, account)
-    const go = () => payFetch(`${s.url}/api/v1/tasks/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': o.agent.apiKey }, body: taskBody(o.agent.agentId) })
+    const req = await requirementsFor(o.agent)
+    const go = async () => s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': await paymentHeader(account, req) } })
     for (let i = 0; i < 4; i++) expect((await go()).status).toBe(200)
-    const over = await go()
-    expect(over.status).toBe(429)
-    expect(((await over.json()) as any).code).toBe('X402_RATE_LIMITED')
+    expectProblem(await go(), 429, 'X402_RATE_LIMITED')
     const state = (await s.get(`/api/v1/x402/wallets/${account.address}`)).body
     expect(state).toMatchObject({ rateLimitMax: 4, rateLimitRemaining: 0, blocked: false })
     expect(state.rateLimitResetMs).toBeGreaterThan(0)

@@ -1,7 +1,6 @@
-// Wallet binding over real HTTP (decisions.md §8, §13): EIP-712 WalletBinding signed by viem and by
-// ethers, single-use nonces with a 10-minute expiry on the service clock, and every pinned error.
+// Wallet binding over real HTTP (decisions.md §8, §13): EIP-712 WalletBinding signed by viem (ethers:
+// test/interop/wallet-ethers.test.ts), single-use nonces with a 10-minute expiry on the service clock, and every pinned error.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Wallet } from 'ethers'
 import { getAddress, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -90,18 +89,6 @@ describe('bind', () => {
 
     expectProblem(await bind(op, body), 409, 'NONCE_USED')
     expect((await me(op)).pioneerPoints).toBe(500)
-  })
-
-  test('ethers v6 Wallet.signTypedData over the typed data the server handed out', async () => {
-    const op = await s.signup('ethers-op')
-    const w = Wallet.createRandom()
-    const n = await nonceFor(op)
-    const { domain, types, message } = n.typedData
-    const signature = await w.signTypedData(domain, types, { ...message, wallet: w.address })
-    const r = await bind(op, { walletAddress: w.address, signature, nonce: n.nonce })
-    expect(r.status).toBe(200)
-    expect(r.body).toEqual({ walletAddress: w.address, firstBind: true, pointsAwarded: 500 })
-    expect((await me(op)).walletAddress).toBe(w.address)
   })
 
   test('rebinding: same wallet (other letter case) or another wallet is firstBind false with no points; the old wallet is freed', async () => {

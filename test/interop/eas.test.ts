@@ -1,5 +1,5 @@
-// Cross-check against the official EAS SDK (dev dependency only): the attestation UID, the
-// signature, the schema UID and the encoded data are what EAS tooling computes and expects.
+// Cross-check against the official EAS SDK (optional interop group, test/interop/package.json): the
+// attestation UID, the signature, the schema UID and the encoded data are what EAS tooling computes and expects.
 import { EAS, Offchain, SchemaEncoder, SchemaRegistry } from '@ethereum-attestation-service/eas-sdk'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startServer, type TestServer } from '../helpers/server'

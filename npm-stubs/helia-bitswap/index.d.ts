@@ -1,0 +1,2 @@
+export type BitswapOptions = Record<string, unknown>
+export declare function withBitswap (...args: unknown[]): never

@@ -1,0 +1,2 @@
+export type HTTPOptions = Record<string, unknown>
+export declare function withHTTP (...args: unknown[]): never
