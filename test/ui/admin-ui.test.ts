@@ -3,13 +3,11 @@
 // watching it activate, and the kill-switch, against the real server.
 // Skipped, loudly, when no Chromium is installed (CI installs it: see .ci/run).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM, chromiumFor } from '../helpers/chromium'
 import { startServer, type TestServer } from '../helpers/server'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`admin UI tests skipped: no Chromium at ${CHROMIUM}`)
+const available = chromiumFor('admin UI tests')
 
 let s: TestServer
 let browser: Browser

@@ -3,14 +3,12 @@
 // recorded), every tag and operation listed, curl and TypeScript examples, and "try it" signed in
 // with the console's session or with a pasted API key. Skipped, loudly, when no Chromium is installed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { get } from 'node:http'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { CHROMIUM, chromiumFor } from '../helpers/chromium'
 import { startServer, type TestServer } from '../helpers/server'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`API reference browser tests skipped: no Chromium at ${CHROMIUM}`)
+const available = chromiumFor('API reference browser tests')
 
 // What the console (ui/app.js `session`) writes to sessionStorage when an operator signs in.
 const TOKEN_KEY = 'taskgate.accessToken'

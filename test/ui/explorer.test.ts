@@ -3,14 +3,12 @@
 // caught and named; an unknown id gets the "not found" page (HTTP 404, HTML, no script error).
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM, chromiumFor } from '../helpers/chromium'
 import { startServer, type TestServer } from '../helpers/server'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`explorer browser tests skipped: no Chromium at ${CHROMIUM}`)
+const available = chromiumFor('explorer browser tests')
 
 let s: TestServer
 let browser: Browser

@@ -3,14 +3,13 @@
 // scroll, and the keyboard reaches every control. Screenshots (1280 and 375 px, light and dark) go
 // to test-results/screenshots/ for review. Skipped, loudly, without Chromium (as admin-ui.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM, chromiumFor } from '../helpers/chromium'
 import { ROOT, startServer, type TestServer } from '../helpers/server'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`console accessibility tests skipped: no Chromium at ${CHROMIUM}`)
+const available = chromiumFor('console accessibility tests')
 const SHOTS = join(ROOT, 'test-results', 'screenshots')
 const AXE = await Bun.file(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js')).text()
 
