@@ -26,6 +26,15 @@ export const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; 
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
+/**
+ * A new request id, UUID-shaped and unique: a random UUID drawn at start with its last 12 hex
+ * digits replaced by a per-process counter (a request id needs to be unique, not unpredictable;
+ * a fresh random UUID per request cost more than the rest of a health check).
+ */
+const ID_BASE = crypto.randomUUID().slice(0, 24)
+let idSeq = Math.floor(Math.random() * 2 ** 32)
+const newRequestId = (): string => ID_BASE + (idSeq++ % 2 ** 48).toString(16).padStart(12, '0')
+
 export interface HttpOptions {
   routes: RouteDef[]
   auth: Authenticator
@@ -146,14 +155,16 @@ export function createHttp(o: HttpOptions) {
   const direct = new Map<string, RouteDef>()
   for (const def of o.routes) if (def.method === 'GET' && !def.path.includes(':') && !def.params && !def.query && !def.body && !def.upload) direct.set(def.path, def)
 
-  async function answerDirect(def: RouteDef, request: Request, requestId: string): Promise<Response> {
+  /** `{ plain }`: JSON, text or a problem built here (never HTML, every header set); else the handler's own Response. */
+  async function answerDirect(def: RouteDef, request: Request, requestId: string): Promise<Response | { plain: Response }> {
     const set: HandlerSet = { headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' } }
     infoOf(request).route = def.path
     try {
       const principal = def.auth === 'none' ? null : await o.auth.authenticate(request, def, set.headers)
-      return toResponse(await callHandler(def, request, {}, {}, undefined, principal, set), set)
+      const out = await callHandler(def, request, {}, {}, undefined, principal, set)
+      return out instanceof Response ? toResponse(out, set) : { plain: toResponse(out, set) }
     } catch (e) {
-      return errorResponse('UNKNOWN', e, request)
+      return { plain: errorResponse('UNKNOWN', e, request) }
     }
   }
 
@@ -187,24 +198,28 @@ export function createHttp(o: HttpOptions) {
     const sent = request.headers.get('x-request-id')
     let ip: string | undefined
     const info: RequestInfo = {
-      requestId: sent && REQUEST_ID_RE.test(sent) ? sent : crypto.randomUUID(), route: null,
+      requestId: sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), route: null,
       get ip() { return (ip ??= server.requestIP(request)?.address ?? '') }, // only the routes that need it pay for it
       holdOpen: () => server.timeout(request, 0),
     }
     requestInfo.set(request, info)
     let res: Response
-    const len = Number(request.headers.get('content-length') ?? 0)
+    const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
     // The declared length is checked before anything is read; chunked bodies are cut while streaming.
     const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
     const directDef = request.method === 'GET' ? direct.get(pathOnly(request.url)) : undefined
+    let plain = false // a JSON, text or problem answer built here with all its headers
     if (len > limit) res = problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit })
-    else if (directDef) res = await answerDirect(directDef, request, info.requestId)
-    else res = await app.handle(request)
+    else if (directDef) {
+      const r = await answerDirect(directDef, request, info.requestId)
+      if (r instanceof Response) res = r
+      else { res = r.plain; plain = true }
+    } else res = await app.handle(request)
     if (!directDef) {
       res.headers.set('x-request-id', info.requestId)
       res.headers.set('x-content-type-options', 'nosniff')
     }
-    if (res.headers.get('content-type')?.startsWith('text/html')) {
+    if (!plain && res.headers.get('content-type')?.startsWith('text/html')) {
       if (!res.headers.has('content-security-policy')) res.headers.set('content-security-policy', UI_CSP) // /docs sets its own
       res.headers.set('referrer-policy', 'no-referrer')
       res.headers.set('x-frame-options', 'DENY')

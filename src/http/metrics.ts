@@ -13,7 +13,10 @@ export class HttpMetrics {
     if (!s) { s = { count: 0, sum: 0, buckets: new Array(BUCKETS.length).fill(0) }; this.series.set(key, s) }
     s.count++
     s.sum += seconds
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]!++
+    // Only the first bucket that holds it; render() adds them up into Prometheus' cumulative counts.
+    let i = 0
+    while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++
+    if (i < BUCKETS.length) s.buckets[i]!++
   }
 
   render(extra: string[] = []): string {
@@ -30,7 +33,8 @@ export class HttpMetrics {
     for (const [key, s] of this.series) {
       const [m, r, st] = key.split('\u0000') as [string, string, string]
       const l = label(m, r, st)
-      BUCKETS.forEach((b, i) => out.push(`taskgate_http_request_duration_seconds_bucket{${l},le="${b}"} ${s.buckets[i]}`))
+      let cumulative = 0
+      BUCKETS.forEach((b, i) => { cumulative += s.buckets[i]!; out.push(`taskgate_http_request_duration_seconds_bucket{${l},le="${b}"} ${cumulative}`) })
       out.push(`taskgate_http_request_duration_seconds_bucket{${l},le="+Inf"} ${s.count}`)
       out.push(`taskgate_http_request_duration_seconds_sum{${l}} ${s.sum.toFixed(6)}`)
       out.push(`taskgate_http_request_duration_seconds_count{${l}} ${s.count}`)
