@@ -129,7 +129,7 @@ function bodyArb(op: Operation, mode: Kind, mediaType: string): fc.Arbitrary<unk
   return fc.tuple(base, fc.boolean()).map(([v, useReal]) => {
     if (!useReal || !v || typeof v !== 'object' || Array.isArray(v)) return v
     const o = { ...(v as Record<string, unknown>) }
-    for (const k of Object.keys(o)) { const r = BODY_REAL[k]?.(); if (r?.length) o[k] = r[Math.abs(hash(JSON.stringify(o))) % r.length] }
+    for (const k of Object.keys(o)) { const r = Object.hasOwn(BODY_REAL, k) ? BODY_REAL[k]!() : undefined; if (r?.length) o[k] = r[Math.abs(hash(JSON.stringify(o))) % r.length] }
     return o
   })
 }
