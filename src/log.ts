@@ -26,7 +26,7 @@ class BatchingDestination {
   private lines: string[] = []
   private timer: ReturnType<typeof setTimeout> | null = null
   constructor(private sink: Sink) {
-    process.once('exit', () => this.flushSync())
+    process.once('exit', () => this.flush())
   }
   write(line: string): boolean {
     this.lines.push(line)
@@ -50,9 +50,6 @@ class BatchingDestination {
     if (this.timer) { clearTimeout(this.timer); this.timer = null }
     this.drain()
     cb?.()
-  }
-  flushSync(): void {
-    this.flush()
   }
 }
 

@@ -9,6 +9,7 @@ import m0003 from '../../migrations/0003_abuse.sql' with { type: 'text' }
 import m0004 from '../../migrations/0004_governance.sql' with { type: 'text' }
 import m0005 from '../../migrations/0005_approvals.sql' with { type: 'text' }
 import m0006 from '../../migrations/0006_lists.sql' with { type: 'text' }
+import m0007 from '../../migrations/0007_proof_index.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -18,6 +19,7 @@ export const sqlByTag: Record<string, string> = {
   '0004_governance': m0004,
   '0005_approvals': m0005,
   '0006_lists': m0006,
+  '0007_proof_index': m0007,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

@@ -133,6 +133,7 @@ export const tasks = sqliteTable('tasks', {
   index('tasks_created_idx').on(t.createdAt, t.id, t.taskType, t.status),
   index('tasks_ipfs_cid_idx').on(t.ipfsCid),
   index('tasks_receipt_cid_idx').on(t.receiptCid),
+  index('tasks_verification_proof_idx').on(t.verificationProof), // public lookups by proof (explorer, /public/verification)
   index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType, t.status),
   index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType, t.status),
   index('tasks_status_idx').on(t.status, t.createdAt, t.id, t.taskType),

@@ -155,16 +155,16 @@ export function createHttp(o: HttpOptions) {
   const direct = new Map<string, RouteDef>()
   for (const def of o.routes) if (def.method === 'GET' && !def.path.includes(':') && !def.params && !def.query && !def.body && !def.upload) direct.set(def.path, def)
 
-  /** `{ plain }`: JSON, text or a problem built here (never HTML, every header set); else the handler's own Response. */
-  async function answerDirect(def: RouteDef, request: Request, requestId: string): Promise<Response | { plain: Response }> {
+  /** A direct route's answer with every header set: JSON, text or a problem built here, or the handler's own Response. */
+  async function answerDirect(def: RouteDef, request: Request, requestId: string): Promise<Response> {
     const set: HandlerSet = { headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' } }
     infoOf(request).route = def.path
     try {
       const principal = def.auth === 'none' ? null : await o.auth.authenticate(request, def, set.headers)
       const out = await callHandler(def, request, {}, {}, undefined, principal, set)
-      return out instanceof Response ? toResponse(out, set) : { plain: toResponse(out, set) }
+      return out instanceof Response ? htmlHeaders(toResponse(out, set)) : toResponse(out, set) // only a handler's own Response can be a page
     } catch (e) {
-      return { plain: errorResponse('UNKNOWN', e, request) }
+      return errorResponse('UNKNOWN', e, request)
     }
   }
 
@@ -208,21 +208,13 @@ export function createHttp(o: HttpOptions) {
     // The declared length is checked before anything is read; chunked bodies are cut while streaming.
     const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
     const directDef = request.method === 'GET' ? direct.get(pathOnly(request.url)) : undefined
-    let plain = false // a JSON, text or problem answer built here with all its headers
     if (len > limit) res = problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit })
-    else if (directDef) {
-      const r = await answerDirect(directDef, request, info.requestId)
-      if (r instanceof Response) res = r
-      else { res = r.plain; plain = true }
-    } else res = await app.handle(request)
-    if (!directDef) {
+    else if (directDef) res = await answerDirect(directDef, request, info.requestId)
+    else {
+      res = await app.handle(request)
       res.headers.set('x-request-id', info.requestId)
       res.headers.set('x-content-type-options', 'nosniff')
-    }
-    if (!plain && res.headers.get('content-type')?.startsWith('text/html')) {
-      if (!res.headers.has('content-security-policy')) res.headers.set('content-security-policy', UI_CSP) // /docs sets its own
-      res.headers.set('referrer-policy', 'no-referrer')
-      res.headers.set('x-frame-options', 'DENY')
+      htmlHeaders(res)
     }
     const ms = performance.now() - t0
     const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
@@ -235,6 +227,16 @@ export function createHttp(o: HttpOptions) {
 }
 
 type HandlerSet = { status?: number | string; headers: Record<string, string | number> }
+
+/** Pages get the UI's security headers (a page that sets its own CSP, like /docs, keeps it). */
+function htmlHeaders(res: Response): Response {
+  if (res.headers.get('content-type')?.startsWith('text/html')) {
+    if (!res.headers.has('content-security-policy')) res.headers.set('content-security-policy', UI_CSP)
+    res.headers.set('referrer-policy', 'no-referrer')
+    res.headers.set('x-frame-options', 'DENY')
+  }
+  return res
+}
 
 /** The path of an absolute request URL when it has no query string (else '': not a direct route). */
 function pathOnly(url: string): string {

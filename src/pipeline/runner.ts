@@ -97,8 +97,7 @@ export class PipelineRunner {
 
   /** Commits stages run but not yet committed, in order (inside the caller's transaction). */
   private commitAll(task: TaskRow, done: Done[]): TaskRow {
-    const base = this.task(task.id)! // the committed row: what the group's patches apply to
-    let t = base
+    let t = task // the committed row with the group's patches already merged in: writing them again is the same
     for (const d of done) t = this.commit(t, d.stage, d.r, 'done', d.at)
     return t
   }

@@ -2,14 +2,16 @@
 // replay, and before any payment or credit: who it acts for (an agent-bound key only for its own
 // agent: 403 AGENT_KEY_MISMATCH; another operator's agent: 404), the kill-switch, and the ToS
 // (decisions.md §14, §15). One place, so submit and compute cannot drift apart.
-import type { AgentService } from '../agents/service'
+import type { AgentRow, AgentService } from '../agents/service'
 import { assertNotKilled } from '../guardrails/kill-switch'
 import { assertActsFor, type Principal } from '../http/auth'
 import type { TosService } from '../tos/service'
 
-export function assertAdmissible(deps: { agents: Pick<AgentService, 'owned'>; tos: Pick<TosService, 'assertAccepted'> }, p: Principal, agentId: string | null | undefined): void {
+/** Returns the named agent (null when none is named). */
+export function assertAdmissible(deps: { agents: Pick<AgentService, 'owned'>; tos: Pick<TosService, 'assertAccepted'> }, p: Principal, agentId: string | null | undefined): AgentRow | null {
   assertActsFor(p, agentId)
-  if (agentId) deps.agents.owned(p.operator.id, agentId)
+  const agent = agentId ? deps.agents.owned(p.operator.id, agentId) : null
   assertNotKilled(p.operator)
   deps.tos.assertAccepted(p.operator.id) // TASKGATE_TOS_REQUIRED: 403 TOS_NOT_ACCEPTED
+  return agent
 }

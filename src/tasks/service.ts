@@ -83,8 +83,7 @@ export class TaskService {
 
   /** Runs a diagnostic task for one of the operator's agents through the operator's test key. */
   testRun(p: Principal, agentId: string, body: { taskType?: string; prompt?: string }): TaskRow {
-    assertAdmissible(this.s, p, agentId) // free, but still an agent run: kill-switch and ToS apply
-    const agent = this.s.agents.owned(p.operator.id, agentId)
+    const agent = assertAdmissible(this.s, p, agentId)! // free, but still an agent run: kill-switch and ToS apply
     const taskType = body.taskType ?? agent.capabilities[0]!
     const prompt = body.prompt ?? (taskType === 'sentiment_analysis'
       ? 'Diagnostic run: the service was fast and the answers were excellent, but setup was a little confusing.'

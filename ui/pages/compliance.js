@@ -9,12 +9,12 @@ import { downloadJson, saveJson } from '../lib/download.js'
 import { fmtDate } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { verifyCertificate } from '../lib/verify.js'
-import { explorerHref } from './explorer.js'
+import { explorerHref, signers } from './explorer.js'
 
 /** Checks the certificate in this browser (hash, EIP-191 signature, published signer) and says so. */
-function verifiedCell(cert, signers) {
+function verifiedCell(cert, published) {
   const cell = h('span', { class: 'muted' }, 'checking…')
-  verifyCertificate(cert, signers).then((r) => {
+  verifyCertificate(cert, published).then((r) => {
     cell.className = r.ok ? 'check-ok' : 'check-bad'
     cell.dataset.verdict = r.ok ? 'valid' : 'invalid'
     cell.title = r.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`).join('\n')
@@ -73,13 +73,13 @@ route('compliance', {
           await loadCerts()
         } catch (err) { ctx.error(err); generate.disabled = false }
       })
-      const signers = certs.length ? await api('GET', '/.well-known/taskgate-signers', undefined, { auth: false }) : null
+      const published = certs.length ? await signers() : null
       const rows = certs.map((c) => h('tr', null,
         h('td', null, dateCell(c.issuedAt)),
         h('td', null, `${fmtDate(c.periodStart)} → ${fmtDate(c.periodEnd)}`),
         h('td', null, tierBadge(c.tier)),
         h('td', null, mono(c.certHash)),
-        h('td', null, verifiedCell(c, signers)),
+        h('td', null, verifiedCell(c, published)),
         h('td', null, c.ipfsCid ? h('a', { href: explorerHref('receipt', c.ipfsCid), class: 'mono' }, 'IPFS copy') : ipfsLink(null)),
         h('td', null, h('button', { type: 'button', class: 'secondary small', onclick: () => saveJson(c, `taskgate-certificate-${c.id}.json`) }, 'Download'))))
       certSlot.replaceChildren(

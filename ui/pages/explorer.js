@@ -18,7 +18,8 @@ export const explorerHref = (kind, id) => `#/explorer/${kind}/${enc(id)}`
 const xlink = (kind, id, text) => (id ? h('a', { href: explorerHref(kind, id), class: 'mono break' }, text ?? id) : h('span', { class: 'muted' }, '—'))
 
 let signersPromise = null
-const signers = () => (signersPromise ??= get('/.well-known/taskgate-signers').catch((e) => { signersPromise = null; throw e }))
+/** The published signer list, fetched once per page load. */
+export const signers = () => (signersPromise ??= get('/.well-known/taskgate-signers').catch((e) => { signersPromise = null; throw e }))
 
 async function rawBlock(cid) {
   const r = await fetch(`/ipfs/${enc(cid)}?format=raw`, { cache: 'no-store' })

@@ -1,0 +1,1 @@
+CREATE INDEX `tasks_verification_proof_idx` ON `tasks` (`verification_proof`);
