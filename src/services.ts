@@ -1,6 +1,7 @@
 // Composition root: builds every service once from the configuration. Route modules receive
 // this object and call into it; nothing else constructs services.
 import { AgentService } from './agents/service'
+import { ChainTips } from './agents/chain-tips'
 import { CHAIN_IDS, Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from './chain/signer'
 import { Clock } from './clock'
 import { Leaderboard } from './public/leaderboard'
@@ -68,6 +69,8 @@ export interface Services {
   credits: CreditService
   pioneer: PioneerService
   agents: AgentService
+  /** The agents' state-root chains with the links of tasks still in flight (stage 6). */
+  chainTips: ChainTips
   /** The public agent leaderboard. */
   leaderboard: Leaderboard
   compute: ComputeService
@@ -144,6 +147,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
     pioneer: new PioneerService(db.$client, clock),
     agents: new AgentService(db.$client, clock, keys, compute.modelExists),
+    chainTips: new ChainTips(),
     leaderboard: null as unknown as Leaderboard,
     overflow: null as unknown as OverflowQueue,
     signer: new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase]),

@@ -131,9 +131,12 @@ export const tasks = sqliteTable('tasks', {
   // a page is an index range read; other combinations scan the cheapest of these. The trailing
   // task_type/status make those scans (and the public lists' `task_type != 'system'`) index-only.
   index('tasks_created_idx').on(t.createdAt, t.id, t.taskType, t.status),
-  index('tasks_ipfs_cid_idx').on(t.ipfsCid),
-  index('tasks_receipt_cid_idx').on(t.receiptCid),
-  index('tasks_verification_proof_idx').on(t.verificationProof), // public lookups by proof (explorer, /public/verification)
+  // Lookups by content hash (proof pages, /public/proof, /public/verification, the explorer). Only
+  // rows that have one are indexed: a task is inserted without them, so a full index would add a
+  // NULL entry at submit and move it at completion (two more pages written per task and index).
+  index('tasks_ipfs_cid_idx').on(t.ipfsCid).where(sql`ipfs_cid IS NOT NULL`),
+  index('tasks_receipt_cid_idx').on(t.receiptCid).where(sql`receipt_cid IS NOT NULL`),
+  index('tasks_verification_proof_idx').on(t.verificationProof).where(sql`verification_proof IS NOT NULL`),
   index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType, t.status),
   index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType, t.status),
   index('tasks_status_idx').on(t.status, t.createdAt, t.id, t.taskType),

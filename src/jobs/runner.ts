@@ -39,14 +39,17 @@ export class JobRunner {
   private startupDone = true
   /** Jobs stopped by a full disk: run again (or record their outcome) once storage is back. */
   private parked: { job: JobRow; run: () => Promise<void> }[] = []
+  /** Jobs whose handler recorded them done in its own transaction (finishIn). */
+  private finished = new Set<number>()
 
-  constructor(sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
+  constructor(private sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
     this.stmts = {
       insert: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
       due: sqlite.prepare(`SELECT id, kind, payload, status, run_at AS runAt, attempts, max_attempts AS maxAttempts FROM jobs
         WHERE status = 'pending' AND run_at <= ?1 ORDER BY run_at, id LIMIT ?2`),
       claim: sqlite.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1 AND status = 'pending'`),
+      claimed: sqlite.prepare(`SELECT kind, payload FROM jobs WHERE id = ?1 AND status = 'running'`),
       done: sqlite.prepare(`UPDATE jobs SET status = 'done', updated_at = ?2 WHERE id = ?1`),
       retry: sqlite.prepare(`UPDATE jobs SET status = 'pending', run_at = ?2, last_error = ?3, updated_at = ?4 WHERE id = ?1`),
       fail: sqlite.prepare(`UPDATE jobs SET status = 'failed', last_error = ?2, updated_at = ?3 WHERE id = ?1`),
@@ -62,33 +65,48 @@ export class JobRunner {
 
   register(kind: string, handler: JobHandler): void { this.handlers.set(kind, handler) }
 
-  /** Adds a job; with a dedupeKey, a second pending job of the same key is not created (returns null). */
+  /**
+   * Adds a job; with a dedupeKey, a second pending job of the same key is not created (returns null).
+   * A job due now is claimed in the caller's transaction when the runner has room (one commit for
+   * the row and its claim, not two) and starts once that transaction is over.
+   */
   enqueue(kind: string, payload: unknown, o: EnqueueOptions = {}): number | null {
     const now = this.clock.now()
     const json = JSON.stringify(payload)
-    const row = this.stmts.insert.get(kind, json, o.runAt ?? now, o.maxAttempts ?? 5, o.dedupeKey ?? null, now) as { id: number } | null
-    if (row && (o.runAt ?? now) <= now) {
-      // Start it directly once the caller's transaction is over (no need to query for due jobs).
-      this.ready.push({ id: row.id, kind, payload: json, status: 'pending', runAt: o.runAt ?? now, attempts: 0, maxAttempts: o.maxAttempts ?? 5 })
+    const runAt = o.runAt ?? now
+    const row = this.stmts.insert.get(kind, json, runAt, o.maxAttempts ?? 5, o.dedupeKey ?? null, now) as { id: number } | null
+    if (row && runAt <= now && this.startupDone && !this.storage?.full && this.inflight.size + this.ready.length < this.concurrency) {
+      this.stmts.claim.run(row.id, now)
+      this.ready.push({ id: row.id, kind, payload: json, status: 'running', runAt, attempts: 0, maxAttempts: o.maxAttempts ?? 5 })
       if (this.ready.length === 1) queueMicrotask(() => this.startReady())
-    }
+    } else if (row && runAt <= now) this.backlog = true // stays pending: pump() takes it when a job finishes
     return row?.id ?? null
   }
 
+  /**
+   * Starts the jobs enqueue() claimed, once their transaction is over. A job whose transaction was
+   * rolled back has no row (or, its id having been handed out again, another job's row): it is skipped.
+   */
   private startReady(): void {
     const batch = this.ready
     this.ready = []
-    if (!this.startupDone || this.storage?.full) return // they stay pending: pump() finds them
-    try {
-      for (const job of batch) {
-        if (this.inflight.size >= this.concurrency) { this.backlog = true; continue } // stays pending: pump() finds it
-        if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue // rolled back, or already taken
-        this.launch(job)
-      }
-    } catch (e) {
-      if (!isStorageFull(e)) throw e
-      this.storageFull(e) // the rest stay pending
+    const started = new Set<number>()
+    for (const job of batch) {
+      const cur = this.stmts.claimed.get(job.id) as { kind: string; payload: string } | null
+      if (!cur || cur.kind !== job.kind || cur.payload !== job.payload || started.has(job.id)) continue
+      started.add(job.id)
+      this.launch(job)
     }
+  }
+
+  /**
+   * Marks a job done inside the handler's own last transaction, so its outcome commits with its
+   * work instead of in a commit of its own. If that transaction fails the handler throws, and the
+   * failure is recorded as usual.
+   */
+  finishIn(job: JobRow): void {
+    this.stmts.done.run(job.id, this.clock.now())
+    this.finished.add(job.id)
   }
 
   private launch(job: JobRow, run = () => this.runOne(job)): void {
@@ -153,6 +171,7 @@ export class JobRunner {
   drain(): Promise<void> {
     this.lastTickAt = Date.now()
     if (!this.storage?.full && this.startup()) {
+      if (this.ready.length && !this.sqlite.inTransaction) this.startReady() // claimed by enqueue(), not started yet
       this.resumeParked()
       this.pump()
     }
@@ -205,6 +224,8 @@ export class JobRunner {
 
   /** Records a finished run: done, retry with backoff, or failed for good. */
   private async settle(job: JobRow, failure: { error: unknown } | null): Promise<void> {
+    const finished = this.finished.delete(job.id)
+    if (!failure && finished) return
     try {
       if (!failure) {
         // Marking done may share a commit with others: if it is lost in a crash the job runs again,

@@ -1,13 +1,15 @@
 // The pipeline runner. Stages 1 (policy) and 2 (debit) run inside the submit transaction; stages
-// 3–8 run from a durable job ('task.run'). Each stage's result, its extra writes and the stage
-// counter commit atomically (a savepoint inside a group commit shared with other tasks' stages)
-// before the next stage starts, so after a crash the job resumes at the first stage not yet
+// 3–8 run from a durable job ('task.run') and commit together at the end (see run()). A commit
+// holds each stage's result, its extra writes and the stage counter (a savepoint inside a group
+// commit shared with other tasks), so after a crash the job resumes at the first stage not yet
 // committed and nothing is applied twice.
 import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
 import { TaskStore } from '../tasks/store'
 import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
 import type { AgentRow } from '../agents/service'
+import { ChainMoved } from '../agents/chain-tips'
+import type { JobRow } from '../jobs/runner'
 import type { Services } from '../services'
 import { policy } from './stages/01-policy'
 import { debit, debitRef } from './stages/02-debit'
@@ -23,8 +25,8 @@ import { ProblemError } from '../http/errors'
 export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
 export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
 
-/** Stages after which the group of stages run so far commits (see run()). */
-const COMMIT_AFTER = new Set([3, 6, 8])
+/** How often a task runs stages 4–8 again because its agent's chain moved (ChainMoved) before its job retries with backoff. */
+const CHAIN_ATTEMPTS = 8
 
 interface Done { stage: Stage; r: StageResult; at: number }
 
@@ -47,7 +49,7 @@ export class PipelineRunner {
       parked: db.prepare("SELECT id FROM tasks WHERE operator_id = ?1 AND status IN ('PENDING_APPROVAL', 'QUEUED')"),
       failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
     }
-    s.jobs.register('task.run', (p: { taskId: string }) => this.run(p.taskId))
+    s.jobs.register('task.run', (p: { taskId: string }, job) => this.run(p.taskId, job))
   }
 
   task(id: string): TaskRow | null { return this.store.get(id) }
@@ -65,33 +67,57 @@ export class PipelineRunner {
   }
 
   /**
-   * Stages 3–8, resuming after the last committed stage. Stages commit in groups (COMMIT_AFTER):
-   * 3 alone (a provider call is not repeated after a crash), 4–6 together (6 extends the agent's
-   * state root inside the transaction) and 7–8 together (both sign what 6 committed). Stages 4–8
-   * are deterministic, so a crash before a group commits re-runs the group to the same results;
-   * each stage keeps its own time in the timeline.
+   * Stages 3–8, resuming after the last committed stage. A stage's writes commit with the stages
+   * after it, up to the end of the task: stages 4–8 are deterministic (a crash before the commit
+   * runs them again to the same results), and so is stage 3 with a repeatable provider (the builtin
+   * one); a remote provider's answer commits on its own first, so a crash never calls it twice.
+   * Each stage keeps its own time in the timeline. The task's job is marked done in its last commit.
    */
-  async run(taskId: string): Promise<void> {
+  async run(taskId: string, job?: JobRow): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOnce(taskId, job)
+      } catch (e) {
+        // Another task of the agent committed a link first: stages 4–8 run again on the committed chain.
+        if (!(e instanceof ChainMoved) || attempt >= CHAIN_ATTEMPTS) throw e
+        this.s.log.debug({ taskId, attempt }, 'state root moved; running stages 4–8 again')
+      }
+    }
+  }
+
+  private async runOnce(taskId: string, job: JobRow | undefined): Promise<void> {
     const first = this.task(taskId)
     if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
     let task: TaskRow = first
     const agent = this.s.agents.byId(task.agentId)!
     let pending: Done[] = []
-    for (const stage of STAGES.slice(task.stage)) {
-      if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
-      const r = await stage.run!({ task, agent, s: this.s })
-      const cur = task
-      const done = pending
-      if (r.fail) { await this.group.run(() => this.commitFailure(this.commitAll(cur, done), stage, r.fail!)); return }
-      if (r.queued) {
-        await this.group.run(() => this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued'))
-        return
+    let linked = false // stage 6's link of the agent's chain committed
+    const finish = () => { if (job) this.s.jobs.finishIn(job) }
+    try {
+      for (const stage of STAGES.slice(task.stage)) {
+        if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
+        const r = await stage.run!({ task, agent, s: this.s })
+        const cur = task
+        const done = pending
+        if (r.fail) {
+          await this.group.run(() => { this.commitFailure(this.commitAll(cur, done), stage, r.fail!); finish() })
+          linked = done.some((d) => d.stage === fingerprint)
+          return
+        }
+        if (r.queued) {
+          await this.group.run(() => { this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued'); finish() })
+          return
+        }
+        done.push({ stage, r, at: this.s.clock.now() })
+        const last = stage === receipt
+        if (last || (stage === compute && !r.repeatable)) {
+          task = await this.group.run(() => { const t = this.commitAll(cur, done); if (last) finish(); return t })
+          linked ||= done.some((d) => d.stage === fingerprint)
+          pending = []
+        } else task = { ...task, ...r.patch } as TaskRow // what the next stage reads; committed with the rest
       }
-      pending.push({ stage, r, at: this.s.clock.now() })
-      if (COMMIT_AFTER.has(stage.n)) {
-        task = await this.group.run(() => this.commitAll(cur, done))
-        pending = []
-      } else task = { ...task, ...r.patch } as TaskRow // what the next stage reads; committed with its group
+    } finally {
+      this.s.chainTips.release(agent.id, taskId, linked)
     }
   }
 

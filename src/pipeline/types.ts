@@ -16,6 +16,8 @@ export interface StageResult {
   queued?: { jobId: string; position: number }
   /** Extra writes that must commit together with the stage (inside its transaction); may return more task fields. */
   apply?: () => TaskPatch | void
+  /** Stage 3 only: the result may be computed again after a crash (see CompletionResult.repeatable), so it commits with the stages after it. */
+  repeatable?: boolean
   /** Stage 1 only: held for human approval (the approval queue plugs in here). */
   hold?: { reason: string }
 }

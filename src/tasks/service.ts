@@ -7,7 +7,7 @@ import { effectiveTier } from '../operators/service'
 import { isoOrNull } from '../clock'
 import { badRequest, conflict, notFound } from '../http/errors'
 import { assertActsFor, type Principal } from '../http/auth'
-import { newId, sha256Hex } from '../lib/ids'
+import { newSortableId, sha256Hex } from '../lib/ids'
 import { TERMINAL, type TaskEvent } from '../pipeline/runner'
 import type { TaskRow } from '../pipeline/types'
 import type { Services } from '../services'
@@ -71,7 +71,7 @@ export class TaskService {
         }
       }
       const task = this.s.pipeline.store.insert({
-        id: newId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
+        id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: hash, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
       })

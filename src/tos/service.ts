@@ -8,7 +8,7 @@ import { keccak256, toBytes, type PrivateKeyAccount } from 'viem'
 import type { Clock } from '../clock'
 import { conflict, forbidden } from '../http/errors'
 import type { IpfsNode } from '../ipfs/node'
-import { newId } from '../lib/ids'
+import { newSortableId } from '../lib/ids'
 import type { TaskRow } from '../pipeline/types'
 import type { TaskStore } from '../tasks/store'
 
@@ -99,7 +99,7 @@ export class TosService {
       const twin = this.q.acceptance.get(operatorId, version) as TosAcceptance | null // a concurrent accept won
       if (twin) return this.acceptView(twin)
       const task: TaskRow = this.tasks.insert({
-        id: newId('task'), operatorId, agentId: 'system', keyId: null, taskType: 'system',
+        id: newSortableId('task'), operatorId, agentId: 'system', keyId: null, taskType: 'system',
         prompt: `Accept the Terms of Service, version ${version}`, model: 'system', provider: 'system',
         metadata: { kind: 'tos_acceptance', tosVersion: version, textHash: cur.textHash }, action: null,
         status: 'COMPLETED', stage: 0, output: `Terms of Service version ${version} accepted; signed acceptance document: ipfs://${ipfsCid}`,

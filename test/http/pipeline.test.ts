@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { importBytes } from 'ipfs-unixfs-importer'
 import { keccak256, toHex, verifyTypedData } from 'viem'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
+import { expectUnbrokenChain } from '../helpers/chain'
 
 let s: TestServer
 let op: string
@@ -130,6 +131,25 @@ describe('a sentiment task on the builtin provider', () => {
     const text = await res.text()
     expect(text.match(/event: stage/g)?.length).toBe(8)
     expect(text).toContain('"name":"receipt"')
+  })
+})
+
+describe('one agent, many tasks at once', () => {
+  test('tasks in flight together extend the state-root chain one link each, in commit order, each receipt signing its link', async () => {
+    const owner = await s.signup('chainer')
+    const a = (await s.post('/api/v1/agents/register', { displayName: 'Busy Bot', capabilities: ['sentiment_analysis'] }, { token: owner })).body
+    const N = 40
+    const results = await Promise.all(Array.from({ length: N }, (_, i) => s.post('/api/v1/tasks/submit?wait=30', {
+      agentId: a.agentId, taskType: 'sentiment_analysis', prompt: `Review ${i}: the product was good and the delivery was fast.`,
+    }, { token: owner })))
+    for (const r of results) expect(r.body.status).toBe('COMPLETED')
+    expect(new Set(results.map((r) => r.body.stateRoot)).size).toBe(N)
+    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    try {
+      expect(expectUnbrokenChain(db, a.agentId)).toBe(N)
+    } finally { db.close() }
+    const passport = (await s.get(`/api/v1/agents/${a.agentId}`, { token: owner })).body
+    expect(passport.metrics.totalTasks).toBe(N)
   })
 })
 

@@ -389,6 +389,79 @@ describe('crash recovery and concurrency', () => {
   })
 })
 
+describe('claimed at enqueue', () => {
+  test('a due job is claimed inside the enqueuing transaction: the row is running before the transaction ends', () => {
+    runner.register('c', () => {})
+    let inside: Row | null = null
+    const id = db.$client.transaction(() => {
+      const id = runner.enqueue('c', { n: 1 })!
+      inside = row(id)
+      return id
+    })()
+    expect(inside!).toMatchObject({ status: 'running', attempts: 1 })
+    expect(row(id)).toMatchObject({ status: 'running', attempts: 1 })
+  })
+
+  test('a job whose transaction rolled back never runs, and the job that reuses its id runs once with its own payload', async () => {
+    const ran: unknown[] = []
+    runner.register('c', (p) => { ran.push(p) })
+    const ids: number[] = []
+    db.$client.transaction(() => {
+      try {
+        db.$client.transaction(() => { ids.push(runner.enqueue('c', { n: 'rolled back' })!); throw new Error('undo') })()
+      } catch { /* the savepoint is rolled back, the outer transaction goes on */ }
+      ids.push(runner.enqueue('c', { n: 'kept' })!)
+    })()
+    expect(ids[0]).toBe(ids[1]!) // AUTOINCREMENT hands the rolled-back id out again
+    await runner.drain()
+    expect(ran).toEqual([{ n: 'kept' }])
+    expect(row(ids[1]!)).toMatchObject({ status: 'done', attempts: 1, payload: JSON.stringify({ n: 'kept' }) })
+  })
+
+  test('with no room left, a due job stays pending and starts when a running one finishes', async () => {
+    const small = new JobRunner(db.$client, clock, log, 1)
+    extra.push(small)
+    const g = gate()
+    const ran: number[] = []
+    small.register('c', async (p: { n: number }) => { ran.push(p.n); if (p.n === 1) await g.p })
+    const a = small.enqueue('c', { n: 1 })!
+    const b = small.enqueue('c', { n: 2 })!
+    await tick()
+    expect(row(a).status).toBe('running')
+    expect(row(b)).toMatchObject({ status: 'pending', attempts: 0 })
+    g.open()
+    await small.drain()
+    expect(ran).toEqual([1, 2])
+    expect(row(b)).toMatchObject({ status: 'done', attempts: 1 })
+  })
+})
+
+describe('finishIn', () => {
+  test('a handler records its job done in its own transaction; the runner writes nothing after it', async () => {
+    let updatedInside = 0
+    runner.register('f', (_p, job) => {
+      db.$client.transaction(() => { runner.finishIn(job) })()
+      updatedInside = row(job.id).updated_at
+      setSystemTime(new Date(T0 + 5000)) // a later write by the runner would show a later updated_at
+    })
+    const id = runner.enqueue('f', {})!
+    await runner.drain()
+    expect(row(id)).toMatchObject({ status: 'done', attempts: 1, updated_at: updatedInside })
+  })
+
+  test('a handler that throws after finishIn in a rolled-back transaction is retried as usual', async () => {
+    let calls = 0
+    runner.register('f', (_p, job) => {
+      calls++
+      db.$client.transaction(() => { runner.finishIn(job); throw new Error('commit failed') })()
+    })
+    const id = runner.enqueue('f', {}, { maxAttempts: 2 })!
+    await runner.drain()
+    expect(calls).toBe(1)
+    expect(row(id)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'commit failed' })
+  })
+})
+
 describe('Clock on the database', () => {
   test('the offset persists in the meta table across a new Clock on the same db', async () => {
     expect(clock.offset()).toBe(0)

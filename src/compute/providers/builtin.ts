@@ -58,5 +58,5 @@ export function builtinComplete(req: CompletionRequest): CompletionResult {
   const t0 = performance.now()
   const text = req.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n')
   const output = req.taskType === 'sentiment_analysis' ? JSON.stringify(sentiment(text)) : summarize(text)
-  return { output, model: 'builtin', provider: 'builtin', usage: { promptTokens: words(text).length, completionTokens: words(output).length }, latencyMs: performance.now() - t0 }
+  return { output, model: 'builtin', provider: 'builtin', usage: { promptTokens: words(text).length, completionTokens: words(output).length }, latencyMs: performance.now() - t0, repeatable: true }
 }

@@ -23,6 +23,7 @@ export const compute: Stage = {
       return {
         patch: { output: r.output, provider: r.provider, latencyMs: Math.max(1, Math.round(r.latencyMs)), computeStartedAt: startedAt, computeFinishedAt: s.clock.now() },
         detail: { provider: r.provider, model: r.model, latencyMs: Math.round(r.latencyMs) },
+        repeatable: r.repeatable === true,
       }
     } catch (e) {
       if (e instanceof ComputeFailed) return { fail: { code: 'COMPUTE_FAILED', message: e.message } }

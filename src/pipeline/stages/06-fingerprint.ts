@@ -1,8 +1,12 @@
-// Stage 6: fingerprint. Extends the agent's stateRoot hash chain and its behaviour statistics in
-// the same transaction that marks the stage done, so a resumed task never counts twice.
+// Stage 6: fingerprint. Extends the agent's stateRoot hash chain (from the newest root, which may
+// belong to a task of the same agent still in flight: src/agents/chain-tips.ts) and its behaviour
+// statistics. The new root is what stages 7 and 8 sign; it commits with them, and only if the
+// agent's committed root is still the one extended (ChainMoved otherwise), so a resumed or
+// reordered task never counts twice and the chain never forks.
 import type { Hex } from 'viem'
 import { taskHashes } from '../verification'
-import { leafHash, nextStateRoot, observe } from '../../agents/fingerprint'
+import { leafHash, observe } from '../../agents/fingerprint'
+import { ChainMoved } from '../../agents/chain-tips'
 import type { Stage } from '../types'
 
 export const fingerprint: Stage = {
@@ -10,23 +14,22 @@ export const fingerprint: Stage = {
   name: 'fingerprint',
   run: async ({ task, agent, s }) => {
     const leaf = leafHash({ taskId: task.id, ipfsCid: task.ipfsCid!, outputHash: taskHashes(task).outputHash, verificationScore: task.verificationScore ?? 0, latencyMs: task.latencyMs ?? 0 })
+    const { prev, root } = s.chainTips.extend(agent.id, task.id, leaf, () => s.agents.byId(agent.id)!.stateRoot as Hex)
     return {
-      patch: {},
+      patch: { stateRoot: root },
       detail: { leaf },
       apply: () => {
-        // Re-read inside the transaction: other tasks of the same agent may have moved the chain.
         const a = s.agents.byId(agent.id)!
-        const stateRoot = nextStateRoot(a.stateRoot as Hex, leaf)
+        if (a.stateRoot !== prev) throw new ChainMoved(agent.id)
         const metrics = observe(a.metrics, {
           latencyMs: task.latencyMs ?? 0, outputSize: (task.output ?? '').length, verificationScore: task.verificationScore ?? 0,
           cost: task.creditsCharged, failure: 0,
         })
         const verified = task.verificationStatus === 'VERIFIED' ? 1 : 0
         s.db.$client.query('UPDATE agents SET state_root = ?2, metrics = ?3, total_tasks = total_tasks + 1, verified_tasks = verified_tasks + ?4, last_active_at = ?5 WHERE id = ?1')
-          .run(a.id, stateRoot, JSON.stringify(metrics), verified, s.clock.now())
+          .run(a.id, root, JSON.stringify(metrics), verified, s.clock.now())
         const updated = s.agents.byId(a.id)!
         if (s.agents.trust(updated).trustLevel === 'TRUSTED') s.pioneer.award(a.operatorId, 'trusted_level', s.config.pioneer.trustedLevelPoints, `trusted:${a.id}`)
-        return { stateRoot }
       },
     }
   },
