@@ -4,6 +4,17 @@
 import { encodeAbiParameters, encodePacked, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
+/**
+ * The signing worker's entry point. From source it sits next to this file. In the compiled binary
+ * every module's import.meta.url is the executable itself (/$bunfs/root/taskgate) and the worker,
+ * a second entry point of `bun build --compile` (scripts/build.sh), is embedded at its path
+ * relative to src/: resolving './sign-worker.ts' there finds nothing and the worker fails at its
+ * first message (signing then fell back to the main thread, unnoticed, halving throughput).
+ */
+const SIGN_WORKER_URL = import.meta.url.includes('/$bunfs/') || import.meta.url.includes('/~BUN/') // Linux/macOS, Windows
+  ? new URL('./chain/sign-worker.ts', import.meta.url).href
+  : new URL('./sign-worker.ts', import.meta.url).href
+
 /** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
 export const CHAIN_IDS = { testnet: 84532, live: 8453 } as const
 export const EAS_ADDRESS = '0x4200000000000000000000000000000000000021' as const // EAS predeploy on OP-stack chains
@@ -82,15 +93,14 @@ export class Signer {
   /** Moves signing to a worker thread (the second core); without one, signing stays in-process. */
   startWorker(): boolean {
     try {
-      const w = new Worker(new URL('./sign-worker.ts', import.meta.url).href)
+      const w = new Worker(SIGN_WORKER_URL)
       w.onmessage = (e: MessageEvent) => {
         const { id, signature, error } = e.data as { id: number; signature?: Hex; error?: string }
         const p = this.pending.get(id)
         this.pending.delete(id)
         if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
       }
-      // A worker that fails (seen in the compiled binary when a signature is asked for right at
-      // start) hands its pending signatures back to the main thread: a signature never fails for it.
+      // A worker that fails hands its pending signatures back to the main thread: a signature never fails for it.
       w.onerror = () => {
         this.worker = null
         const pending = [...this.pending.values()]
@@ -105,6 +115,9 @@ export class Signer {
   }
 
   stopWorker(): void { this.worker?.terminate(); this.worker = null }
+
+  /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
+  get onWorker(): boolean { return this.worker !== null }
 
   private sign(typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]): Promise<Hex> {
     const w = this.worker

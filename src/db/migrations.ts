@@ -10,6 +10,7 @@ import m0004 from '../../migrations/0004_governance.sql' with { type: 'text' }
 import m0005 from '../../migrations/0005_approvals.sql' with { type: 'text' }
 import m0006 from '../../migrations/0006_lists.sql' with { type: 'text' }
 import m0007 from '../../migrations/0007_proof_index.sql' with { type: 'text' }
+import m0008 from '../../migrations/0008_partial_hash_indexes.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -20,6 +21,7 @@ export const sqlByTag: Record<string, string> = {
   '0005_approvals': m0005,
   '0006_lists': m0006,
   '0007_proof_index': m0007,
+  '0008_partial_hash_indexes': m0008,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

@@ -121,11 +121,27 @@ export class PipelineRunner {
     }
   }
 
-  /** Commits stages run but not yet committed, in order (inside the caller's transaction). */
+  /**
+   * Commits stages run but not yet committed, in order (inside the caller's transaction): their
+   * extra writes, one UPDATE of the task with all their fields, and one timeline event each.
+   */
   private commitAll(task: TaskRow, done: Done[]): TaskRow {
-    let t = task // the committed row with the group's patches already merged in: writing them again is the same
-    for (const d of done) t = this.commit(t, d.stage, d.r, 'done', d.at)
-    return t
+    const patch: TaskPatch = {}
+    for (const d of done) {
+      Object.assign(patch, this.stagePatch(task.status, patch, d.stage, d.r, d.at))
+      const extra = d.r.apply?.()
+      if (extra) Object.assign(patch, extra)
+    }
+    this.store.update(task.id, patch)
+    for (const d of done) this.emit(task.id, d.stage.n, d.stage.name, d.stage.n === 8 ? 'completed' : 'done', d.r.detail ?? null, d.at)
+    return { ...task, ...patch } as TaskRow
+  }
+
+  /** A stage's fields: its result, its number, the time, and PROCESSING once past the debit. */
+  private stagePatch(status: string, before: TaskPatch, stage: Stage, r: StageResult, at: number): TaskPatch {
+    const patch: TaskPatch = { ...r.patch, stage: stage.n, updatedAt: at }
+    if (stage.n < 8 && !patch.status && (before.status ?? status) !== 'PROCESSING' && stage.n >= 2) patch.status = 'PROCESSING'
+    return patch
   }
 
   /** Called by the overflow queue when a parked task's compute finished. */
@@ -215,15 +231,13 @@ export class PipelineRunner {
   }
 
   /** Writes a stage's result; must run inside a transaction. */
-  private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done', at?: number): TaskRow {
-    const now = at ?? this.s.clock.now()
-    const patch: TaskPatch = { ...r.patch, stage: stage.n, updatedAt: now }
-    if (stage.n < 8 && !patch.status && task.status !== 'PROCESSING' && stage.n >= 2) patch.status = 'PROCESSING'
+  private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done'): TaskRow {
+    const now = this.s.clock.now()
+    const patch = this.stagePatch(task.status, {}, stage, r, now)
     this.store.update(task.id, patch)
     const extra = r.apply?.()
     if (extra) this.store.update(task.id, extra)
-    const final = stage.n === 8 ? 'completed' : status
-    this.emit(task.id, stage.n, stage.name, final, r.detail ?? null, now)
+    this.emit(task.id, stage.n, stage.name, stage.n === 8 ? 'completed' : status, r.detail ?? null, now)
     return { ...task, ...patch, ...extra } as TaskRow
   }
 

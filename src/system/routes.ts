@@ -60,7 +60,8 @@ export function publicConfig(s: Services): Record<string, unknown> {
 function serviceGauges(s: Services): string[] {
   const db = s.db.$client
   const lines = ['# HELP taskgate_tasks Tasks by status.', '# TYPE taskgate_tasks gauge']
-  for (const r of db.query('SELECT status, count(*) AS n FROM tasks GROUP BY status').all() as { status: string; n: number }[]) lines.push(`taskgate_tasks{status="${r.status}"} ${r.n}`)
+  // From the counters the task triggers keep (migration 0006), not a scan of the tasks table.
+  for (const r of db.query('SELECT status, sum(n) AS n FROM task_counts WHERE kind = 0 GROUP BY status HAVING sum(n) > 0').all() as { status: string; n: number }[]) lines.push(`taskgate_tasks{status="${r.status}"} ${r.n}`)
   const q = (sql: string) => (db.query(sql).get() as { n: number }).n
   lines.push(
     '# HELP taskgate_compute_queue_depth Compute overflow jobs waiting for a key.', '# TYPE taskgate_compute_queue_depth gauge',
@@ -69,6 +70,8 @@ function serviceGauges(s: Services): string[] {
     `taskgate_jobs_pending ${q("SELECT count(*) AS n FROM jobs WHERE status = 'pending'")}`,
     '# HELP taskgate_jobs_failed Durable jobs that failed permanently (kept 7 days).', '# TYPE taskgate_jobs_failed gauge',
     `taskgate_jobs_failed ${q("SELECT count(*) AS n FROM jobs WHERE status = 'failed'")}`,
+    '# HELP taskgate_signing_worker 1 when EIP-712 signatures are made on the signing worker thread, 0 when on the main thread.', '# TYPE taskgate_signing_worker gauge',
+    `taskgate_signing_worker ${s.signer.onWorker ? 1 : 0}`,
   )
   return lines
 }

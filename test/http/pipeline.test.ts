@@ -185,6 +185,13 @@ describe('metrics', () => {
     const completed = Number(text.match(/taskgate_tasks\{status="COMPLETED"\} (\d+)/)?.[1])
     expect(completed).toBeGreaterThanOrEqual(2)
     expect(text).toMatch(/taskgate_tasks\{status="FAILED"\} \d+/)
+    const list = (await s.get('/api/v1/tasks?status=COMPLETED&limit=1', { token: op })).body
+    expect(list.total).toBeLessThanOrEqual(completed) // the operator's own are part of all
+  })
+
+  test('signatures are made on the signing worker, from source and in the compiled binary (TASKGATE_TEST_BIN)', async () => {
+    // The tasks above were signed by then: a worker that failed would have handed them to the main thread.
+    expect((await s.get('/metrics')).text).toMatch(/^taskgate_signing_worker 1$/m)
   })
 })
 

@@ -1,0 +1,28 @@
+// Public lookups by content hash read one index entry, whatever the number of tasks: the proof
+// pages and /public/* endpoints are anonymous, so a table scan there would be a denial of service.
+import { afterAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrate, openDb } from '../../src/db'
+
+const dir = mkdtempSync(join(tmpdir(), 'tg-plans-'))
+const db = openDb(dir)
+migrate(db)
+afterAll(() => { db.$client.close(); rmSync(dir, { recursive: true, force: true }) })
+
+const plan = (sql: string) => (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ')
+
+test('lookups by verification proof, receipt CID and document CID use their (partial) indexes', () => {
+  expect(plan('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1')).toContain('INDEX tasks_verification_proof_idx (verification_proof=?)')
+  const byCid = plan("SELECT id FROM tasks WHERE receipt_cid = ?1 OR ipfs_cid = ?1 LIMIT 1")
+  expect(byCid).toContain('INDEX tasks_receipt_cid_idx (receipt_cid=?)')
+  expect(byCid).toContain('INDEX tasks_ipfs_cid_idx (ipfs_cid=?)')
+  expect(byCid).not.toContain('SCAN tasks')
+})
+
+test('tasks without hashes yet are not in those indexes', () => {
+  const sql = (db.$client.query("SELECT sql FROM sqlite_master WHERE name IN ('tasks_ipfs_cid_idx', 'tasks_receipt_cid_idx', 'tasks_verification_proof_idx') ORDER BY name").all() as { sql: string }[]).map((r) => r.sql)
+  expect(sql).toHaveLength(3)
+  for (const s of sql) expect(s).toMatch(/WHERE \w+ IS NOT NULL$/)
+})
