@@ -9,5 +9,5 @@ mkdir -p dist
 "$BUN" build --compile --minify --bytecode --format=esm \
   --no-compile-autoload-dotenv --no-compile-autoload-bunfig \
   --asset dist/ui --asset migrations \
-  src/main.ts src/chain/sign-worker.ts --outfile dist/taskgate "$@"
+  src/main.ts src/chain/sign-worker.ts src/db/checkpoint-worker.ts --outfile dist/taskgate "$@"
 ls -l dist/taskgate | awk '{printf "dist/taskgate: %.1f MB\n", $5/1048576}'

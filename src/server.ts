@@ -4,6 +4,8 @@ import { createHttp } from './http/app'
 import { buildOpenApi } from './http/openapi'
 import { storageProbe } from './db'
 import { isStorageFull } from './db/storage'
+import { join } from 'node:path'
+import { Checkpointer } from './db/checkpointer'
 import type { RouteDef } from './http/route'
 import { agentRoutes } from './agents/routes'
 import { computeRoutes } from './compute/routes'
@@ -82,6 +84,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.setBoundPort(server.port!)
   s.keys.start(1000, s.storage)
   if (!s.signer.startWorker()) log.warn('signing runs on the main thread (no worker)')
+  const checkpointer = new Checkpointer([join(config.dataDir, 'taskgate.db'), join(config.dataDir, 'ipfs.db')], config.checkpointMs)
+  if (config.checkpointMs > 0 && !checkpointer.start()) log.warn('checkpoints run inside commits (no worker)')
   s.jobs.start(250, s.storage)
   startupWrite(s, 'credit refill schedule', () => s.credits.schedule())
   startupWrite(s, 'compliance certificate schedule', () => s.compliance.schedule())
@@ -101,6 +105,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await server.stop()
       await s.overflow.stop()
       await s.jobs.stop()
+      await checkpointer.stop()
       await s.ipfs.stop()
       s.signer.stopWorker()
       s.keys.stop()

@@ -1,19 +1,9 @@
 // The service signer (secp256k1 key in <dataDir>/keys/signer.key) and the EIP-712 documents it
 // signs: task receipts and EAS offchain attestations. Verification needs nothing but the
 // published address (/.well-known/taskgate-signers) and any EIP-712 library.
+import { workerUrl } from '../lib/worker-url'
 import { encodeAbiParameters, encodePacked, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-
-/**
- * The signing worker's entry point. From source it sits next to this file. In the compiled binary
- * every module's import.meta.url is the executable itself (/$bunfs/root/taskgate) and the worker,
- * a second entry point of `bun build --compile` (scripts/build.sh), is embedded at its path
- * relative to src/: resolving './sign-worker.ts' there finds nothing and the worker fails at its
- * first message (signing then fell back to the main thread, unnoticed, halving throughput).
- */
-const SIGN_WORKER_URL = import.meta.url.includes('/$bunfs/') || import.meta.url.includes('/~BUN/') // Linux/macOS, Windows
-  ? new URL('./chain/sign-worker.ts', import.meta.url).href
-  : new URL('./sign-worker.ts', import.meta.url).href
 
 /** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
 export const CHAIN_IDS = { testnet: 84532, live: 8453 } as const
@@ -93,7 +83,7 @@ export class Signer {
   /** Moves signing to a worker thread (the second core); without one, signing stays in-process. */
   startWorker(): boolean {
     try {
-      const w = new Worker(SIGN_WORKER_URL)
+      const w = new Worker(workerUrl('chain/sign-worker.ts'))
       w.onmessage = (e: MessageEvent) => {
         const { id, signature, error } = e.data as { id: number; signature?: Hex; error?: string }
         const p = this.pending.get(id)

@@ -15,8 +15,9 @@ export function openDatabase(path: string): Database {
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA foreign_keys = ON')
-  // Fewer, larger checkpoints (the pipeline commits ~10 small transactions per task) and a
-  // bigger page cache (the default 2 MB is smaller than the hot indexes of a busy appliance).
+  // Fewer, larger checkpoints (most of the copying is done ahead by the checkpoint worker,
+  // src/db/checkpointer.ts) and a bigger page cache (the default 2 MB is smaller than the hot
+  // indexes of a busy appliance).
   sqlite.run('PRAGMA wal_autocheckpoint = 10000')
   sqlite.run('PRAGMA cache_size = -32000')
   sqlite.run('PRAGMA temp_store = MEMORY')

@@ -70,6 +70,7 @@ export class IpfsNode {
     db.run('PRAGMA journal_mode = WAL')
     db.run('PRAGMA synchronous = NORMAL')
     db.run('PRAGMA busy_timeout = 5000')
+    db.run('PRAGMA wal_autocheckpoint = 10000') // as taskgate.db: the checkpoint worker copies pages ahead (src/db/checkpointer.ts)
     initIpfsSchema(db)
     return new IpfsNode(db)
   }

@@ -78,7 +78,9 @@ const PROMPT = 'Summarise why an appliance must ride out a full disk.'
 
 test('full disk: 507 on writes, reads and sign-in keep working, in-flight work resumes, and a restart on a full disk works', async () => {
   if (!mounted) { console.warn(`disk-full test skipped: ${skipReason}`); return }
-  const env = { TASKGATE_STORAGE_PROBE_MS: '100', TASKGATE_PROVIDER_TIMEOUT_MS: '10000' }
+  // No background checkpoints: they let SQLite reuse the write-ahead log's space, so small writes
+  // could still succeed on a full disk and the 507 path under test would depend on timing.
+  const env = { TASKGATE_STORAGE_PROBE_MS: '100', TASKGATE_PROVIDER_TIMEOUT_MS: '10000', TASKGATE_CHECKPOINT_INTERVAL_MS: '0' }
   s = new TestServer(dataDir(), env)
   mkdirSync(dataDir())
   await s.start()

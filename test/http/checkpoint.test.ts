@@ -1,0 +1,43 @@
+// Background checkpoints (src/db/checkpointer.ts): committed pages reach the database files from a
+// worker thread, long before any commit crosses the 10,000-page threshold. Read from the WAL index
+// (the -shm file, native byte order): mxFrame is the last valid frame of the log, nBackfill how
+// many of them a checkpoint has copied into the database file.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { startServer, type TestServer } from '../helpers/server'
+
+function walIndex(dataDir: string, db: string): { mxFrame: number; nBackfill: number } {
+  const path = join(dataDir, `${db}-shm`)
+  if (!existsSync(path)) return { mxFrame: 0, nBackfill: 0 }
+  const b = readFileSync(path)
+  return { mxFrame: b.readUInt32LE(16), nBackfill: b.readUInt32LE(96) }
+}
+
+async function runTasks(s: TestServer, n: number): Promise<void> {
+  const op = await s.signup(`ckpt-${n}`)
+  const agent = (await s.post('/api/v1/agents/register', { displayName: 'Checkpoint Bot', capabilities: ['sentiment_analysis'] }, { token: op })).body
+  for (let i = 0; i < n; i++) {
+    const r = await s.post('/api/v1/tasks/submit?wait=10', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: `Review ${i}: good and fast.` }, { token: op })
+    expect(r.body.status).toBe('COMPLETED')
+  }
+}
+
+describe('with the checkpoint worker (the default)', () => {
+  let s: TestServer
+  beforeAll(async () => { s = await startServer(); await s.setupAdmin() })
+  afterAll(async () => { await s.cleanup() })
+
+  test('both write-ahead logs are copied into their databases shortly after a few tasks commit', async () => {
+    await runTasks(s, 5)
+    for (const db of ['taskgate.db', 'ipfs.db']) {
+      let w = walIndex(s.dataDir, db)
+      for (let i = 0; i < 100 && !(w.mxFrame > 0 && w.nBackfill === w.mxFrame); i++) { await Bun.sleep(50); w = walIndex(s.dataDir, db) }
+      expect({ db, ...w, caughtUp: w.nBackfill === w.mxFrame }).toMatchObject({ db, caughtUp: true })
+      expect(w.mxFrame).toBeGreaterThan(0)
+      // Five tasks write a few hundred frames: no commit crossed SQLite's automatic threshold
+      // (10,000), so only the worker can have copied them.
+      expect(w.mxFrame).toBeLessThan(10_000)
+    }
+  })
+})
