@@ -126,22 +126,29 @@ export class Signer {
     return this.sign({ domain: this.webhookDomain, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook', message } as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0])
   }
 
-  /** An EAS Version 2 offchain attestation, the object shape eas-sdk emits. */
-  async attest(a: { recipient?: `0x${string}`; time: bigint; data: Hex; salt: Hex; refUID?: Hex }) {
+  /**
+   * An EAS Version 2 offchain attestation, the object shape eas-sdk emits. Its UID hashes the
+   * message, not the signature, so it is known at once; the signed attestation follows.
+   */
+  attest(a: { recipient?: `0x${string}`; time: bigint; data: Hex; salt: Hex; refUID?: Hex }) {
     const message = {
       version: 2, schema: TASK_SCHEMA_UID, recipient: a.recipient ?? zeroAddress, time: a.time, expirationTime: 0n,
       revocable: true, refUID: a.refUID ?? (`0x${'0'.repeat(64)}` as Hex), data: a.data, salt: a.salt,
     }
-    const signature = await this.sign({ domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest', message } as Parameters<PrivateKeyAccount['signTypedData']>[0])
     const uid = offchainUid(message)
-    const { r, s, v } = splitSig(signature)
-    return {
-      uid,
-      sig: { domain: { ...this.easDomain, chainId: String(this.chainId) }, primaryType: 'Attest', types: EAS_TYPES, message: jsonSafe(message), uid, version: 2, signature: { r, s, v } },
-      signer: this.address,
-      signatureHex: signature,
-    }
+    const signed = this.sign({ domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest', message } as Parameters<PrivateKeyAccount['signTypedData']>[0])
+      .then((signature) => {
+        const { r, s, v } = splitSig(signature)
+        return {
+          uid,
+          sig: { domain: { ...this.easDomain, chainId: String(this.chainId) }, primaryType: 'Attest', types: EAS_TYPES, message: jsonSafe(message), uid, version: 2, signature: { r, s, v } },
+          signer: this.address,
+          signatureHex: signature,
+        }
+      })
+    return { uid, signed }
   }
+
 }
 
 export interface ReceiptMessage {

@@ -90,17 +90,28 @@ export class IpfsNode {
    * stage 5), then its blocks and pin are written in one transaction, shared with concurrent adds.
    */
   async addBytes(bytes: Uint8Array): Promise<string> {
-    const { cid, blocks } = await importToMemory(bytes)
-    const root = cid.toString()
-    await this.group.run(() => { // concurrent adds (two per task) share one commit
-      for (const b of blocks.values()) this.putBlock.run(b.cid.multihash.bytes, b.cid.bytes, b.data)
-      this.putPin.run(root, Date.now())
-    })
-    return root
+    const { cid, stored } = await this.put(bytes)
+    await stored
+    return cid
   }
 
   async addJson(value: unknown): Promise<string> {
     return this.addBytes(new TextEncoder().encode(JSON.stringify(value)))
+  }
+
+  /** Like addJson, but answers the CID as soon as it is known; `stored` resolves once the blocks are committed. */
+  async putJson(value: unknown): Promise<{ cid: string; stored: Promise<void> }> {
+    return this.put(new TextEncoder().encode(JSON.stringify(value)))
+  }
+
+  private async put(bytes: Uint8Array): Promise<{ cid: string; stored: Promise<void> }> {
+    const { cid, blocks } = await importToMemory(bytes)
+    const root = cid.toString()
+    const stored = this.group.run(() => { // concurrent adds (two per task) share one commit
+      for (const b of blocks.values()) this.putBlock.run(b.cid.multihash.bytes, b.cid.bytes, b.data)
+      this.putPin.run(root, Date.now())
+    })
+    return { cid: root, stored }
   }
 
   has(cid: CID): boolean { return this.db.query('SELECT 1 FROM ipfs_blocks WHERE mh = ?1').get(cid.multihash.bytes) != null }

@@ -25,6 +25,9 @@ import { ProblemError } from '../http/errors'
 export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
 export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
 
+/** Waits for the work the stages of a commit group left in flight (StageResult.ready). */
+const settled = (done: Done[]) => Promise.all(done.map((d) => d.r.ready))
+
 /** How often a task runs stages 4–8 again because its agent's chain moved (ChainMoved) before its job retries with backoff. */
 const CHAIN_ATTEMPTS = 8
 
@@ -97,9 +100,11 @@ export class PipelineRunner {
       for (const stage of STAGES.slice(task.stage)) {
         if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
         const r = await stage.run!({ task, agent, s: this.s })
+        r.ready?.catch(() => {}) // its failure surfaces where the group awaits it, not as an unhandled rejection meanwhile
         const cur = task
         const done = pending
         if (r.fail) {
+          await settled(done)
           await this.group.run(() => { this.commitFailure(this.commitAll(cur, done), stage, r.fail!); finish() })
           linked = done.some((d) => d.stage === fingerprint)
           return
@@ -111,6 +116,7 @@ export class PipelineRunner {
         done.push({ stage, r, at: this.s.clock.now() })
         const last = stage === receipt
         if (last || (stage === compute && !r.repeatable)) {
+          await settled(done)
           task = await this.group.run(() => { const t = this.commitAll(cur, done); if (last) finish(); return t })
           linked ||= done.some((d) => d.stage === fingerprint)
           pending = []

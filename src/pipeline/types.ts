@@ -14,6 +14,11 @@ export interface StageResult {
   fail?: { code: string; message: string }
   /** Stage 3 only: the pool is full; the task waits in the overflow queue. */
   queued?: { jobId: string; position: number }
+  /**
+   * Work the stage started and the next stages need not wait for (a signature, an IPFS write):
+   * the runner awaits it before the stage's group commits, and `apply` may use its outcome.
+   */
+  ready?: Promise<unknown>
   /** Extra writes that must commit together with the stage (inside its transaction); may return more task fields. */
   apply?: () => TaskPatch | void
   /** Stage 3 only: the result may be computed again after a crash (see CompletionResult.repeatable), so it commits with the stages after it. */

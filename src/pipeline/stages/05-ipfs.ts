@@ -24,7 +24,7 @@ export const ipfs: Stage = {
   n: 5,
   name: 'ipfs',
   run: async ({ task, s }) => {
-    const cid = await s.ipfs.addJson(taskDocument(task, s.guardrails.current(task.operatorId).publishOutputs))
-    return { patch: { ipfsCid: cid }, detail: { cid } }
+    const { cid, stored } = await s.ipfs.putJson(taskDocument(task, s.guardrails.current(task.operatorId).publishOutputs))
+    return { patch: { ipfsCid: cid }, detail: { cid }, ready: stored } // the block commits while stages 6–8 run
   },
 }

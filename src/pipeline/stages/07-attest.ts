@@ -1,6 +1,7 @@
 // Stage 7: an EAS offchain attestation of the task, signed by the service key. Its time is the
 // compute finish time and its salt derives from the task id, so a resumed task re-signs the very
-// same attestation (same UID).
+// same attestation (same UID). The UID does not depend on the signature: stage 8 starts with it
+// while the signature is still being made (`ready`), and the two signatures overlap.
 import { keccak256, toHex, type Hex } from 'viem'
 import { encodeTaskAttestationData } from '../../chain/signer'
 import type { Stage } from '../types'
@@ -15,14 +16,15 @@ export const attest: Stage = {
       ipfsCid: task.ipfsCid!, stateRoot: task.stateRoot as Hex, verificationScoreBps: Math.round((task.verificationScore ?? 0) * 10000),
       verified: task.verificationStatus === 'VERIFIED',
     })
-    const a = await s.signer.attest({ time: BigInt(Math.floor((task.computeFinishedAt ?? task.createdAt) / 1000)), data, salt: keccak256(toHex(`taskgate:${task.id}`)) })
-    const stored = { uid: a.uid, sig: a.sig, signer: a.signer, schema: s.chainInfo.taskSchema }
+    const { uid, signed } = s.signer.attest({ time: BigInt(Math.floor((task.computeFinishedAt ?? task.createdAt) / 1000)), data, salt: keccak256(toHex(`taskgate:${task.id}`)) })
+    let stored = ''
     return {
-      patch: { attestationUid: a.uid },
-      detail: { uid: a.uid },
+      patch: { attestationUid: uid },
+      detail: { uid },
+      ready: signed.then((a) => { stored = JSON.stringify({ uid, sig: a.sig, signer: a.signer, schema: s.chainInfo.taskSchema }) }),
       apply: () => {
         s.db.$client.query('INSERT INTO attestations (uid, task_id, operator_id, attestation, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(uid) DO NOTHING')
-          .run(a.uid, task.id, task.operatorId, JSON.stringify(stored), s.clock.now())
+          .run(uid, task.id, task.operatorId, stored, s.clock.now())
       },
     }
   },
