@@ -83,7 +83,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   })
   s.setBoundPort(server.port!)
   s.keys.start(1000, s.storage)
-  if (!s.signer.startWorker()) log.warn('signing runs on the main thread (no worker)')
+  s.signer.startWorker() // at the first signature (taskgate_signing_worker in /metrics says whether it runs)
   const checkpointer = new Checkpointer([join(config.dataDir, 'taskgate.db'), join(config.dataDir, 'ipfs.db')], config.checkpointMs)
   if (config.checkpointMs > 0 && !checkpointer.start()) log.warn('checkpoints run inside commits (no worker)')
   s.jobs.start(250, s.storage)

@@ -65,7 +65,11 @@ export class Signer {
   readonly webhookDomain: { name: string; version: string; chainId: number }
   /** Terms of Service acceptance documents (src/tos): primary type `TosAcceptance`. */
   readonly tosDomain: { name: string; version: string; chainId: number }
+  /** The signing worker, once it said it is ready (signatures go to it from then on). */
   private worker: Worker | null = null
+  /** The worker between its start and its ready message. */
+  private starting: Worker | null = null
+  private workerWanted = false
   private pending = new Map<number, { typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
 
@@ -80,12 +84,23 @@ export class Signer {
 
   get address(): `0x${string}` { return this.account.address }
 
-  /** Moves signing to a worker thread (the second core); without one, signing stays in-process. */
-  startWorker(): boolean {
+  /**
+   * Moves signing to a worker thread (the second core) from the first signature on; without one,
+   * signing stays in-process. The worker (a JavaScript VM with viem, about 10 MB) is started by the
+   * first signature, which, like any made before the worker is ready, is signed here meanwhile:
+   * an idle gateway does not carry it, and no signature waits for it to start.
+   */
+  startWorker(): void {
+    this.workerWanted = true
+  }
+
+  private spawnWorker(): void {
+    this.workerWanted = false // one attempt: a failure leaves signing in-process
     try {
       const w = new Worker(workerUrl('chain/sign-worker.ts'))
       w.onmessage = (e: MessageEvent) => {
-        const { id, signature, error } = e.data as { id: number; signature?: Hex; error?: string }
+        const { id, signature, error, ready } = e.data as { id: number; signature?: Hex; error?: string; ready?: true }
+        if (ready) { this.worker = w; return }
         const p = this.pending.get(id)
         this.pending.delete(id)
         if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
@@ -99,17 +114,22 @@ export class Signer {
       }
       w.postMessage({ init: this.privateKey })
       ;(w as Worker & { unref(): void }).unref() // never keeps the process alive
-      this.worker = w
-      return true
-    } catch { return false }
+      this.starting = w
+    } catch { /* signing stays in-process */ }
   }
 
-  stopWorker(): void { this.worker?.terminate(); this.worker = null }
+  stopWorker(): void {
+    this.workerWanted = false
+    ;(this.worker ?? this.starting)?.terminate()
+    this.worker = null
+    this.starting = null
+  }
 
   /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
   get onWorker(): boolean { return this.worker !== null }
 
   private sign(typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]): Promise<Hex> {
+    if (this.workerWanted) this.spawnWorker()
     const w = this.worker
     if (!w) return this.account.signTypedData(typedData)
     const id = ++this.seq
