@@ -2,7 +2,8 @@
 // signs: task receipts and EAS offchain attestations. Verification needs nothing but the
 // published address (/.well-known/taskgate-signers) and any EIP-712 library.
 import { workerUrl } from '../lib/worker-url'
-import { encodeAbiParameters, encodePacked, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
+import { encodeAbiParameters, encodePacked, hexToBytes, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
+import { keccak256 as fastKeccak } from '../lib/keccak'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
 /** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
@@ -183,10 +184,10 @@ export function encodeTaskAttestationData(d: { taskId: string; agentId: string; 
 
 /** EAS offchain UID (Version 2), as eas-sdk's Offchain.getOffchainUID computes it. */
 export function offchainUid(m: { version: number; schema: Hex; recipient: `0x${string}`; time: bigint; expirationTime: bigint; revocable: boolean; refUID: Hex; data: Hex; salt: Hex }): Hex {
-  return keccak256(encodePacked(
+  return fastKeccak(hexToBytes(encodePacked(
     ['uint16', 'bytes', 'address', 'address', 'uint64', 'uint64', 'bool', 'bytes32', 'bytes', 'bytes32', 'uint32'],
     [m.version, toHex(m.schema), m.recipient, zeroAddress, m.time, m.expirationTime, m.revocable, m.refUID, m.data, m.salt, 0],
-  ))
+  )))
 }
 
 function splitSig(sig: Hex): { r: Hex; s: Hex; v: number } {

@@ -3,6 +3,7 @@
 // holds each stage's result, its extra writes and the stage counter (a savepoint inside a group
 // commit shared with other tasks), so after a crash the job resumes at the first stage not yet
 // committed and nothing is applied twice.
+import type { Statement } from 'bun:sqlite'
 import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
 import { TaskStore } from '../tasks/store'
@@ -47,7 +48,6 @@ export class PipelineRunner {
     this.store = new TaskStore(db)
     this.group = s.group
     this.q = {
-      event: db.prepare('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id'),
       finishedCompute: db.prepare("SELECT t.id AS taskId, j.id AS jobId FROM tasks t JOIN compute_jobs j ON j.id = t.compute_job_id WHERE t.status = 'QUEUED' AND j.status IN ('completed', 'failed')"),
       parked: db.prepare("SELECT id FROM tasks WHERE operator_id = ?1 AND status IN ('PENDING_APPROVAL', 'QUEUED')"),
       failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
@@ -139,7 +139,7 @@ export class PipelineRunner {
       if (extra) Object.assign(patch, extra)
     }
     this.store.update(task.id, patch)
-    for (const d of done) this.emit(task.id, d.stage.n, d.stage.name, d.stage.n === 8 ? 'completed' : 'done', d.r.detail ?? null, d.at)
+    this.emitAll(task.id, done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at })))
     return { ...task, ...patch } as TaskRow
   }
 
@@ -264,8 +264,32 @@ export class PipelineRunner {
   }
 
   private emit(taskId: string, stage: number, name: string, status: string, detail: Record<string, unknown> | null, at: number): void {
-    const row = this.q.event.get(taskId, stage, name, status, detail ? JSON.stringify(detail) : null, at) as { id: number }
-    const e: TaskEvent = { id: row.id, taskId, stage, name, status, detail, at }
-    queueMicrotask(() => this.events.emit(taskId, e))
+    this.emitAll(taskId, [{ stage, name, status, detail, at }])
   }
+
+  /**
+   * Appends timeline events in one INSERT (inside the caller's transaction) and publishes them once
+   * it is over. The rows get consecutive ids (AUTOINCREMENT, one statement, one connection), so
+   * the last one's id tells them all.
+   */
+  private emitAll(taskId: string, events: Omit<TaskEvent, 'id' | 'taskId'>[]): void {
+    if (events.length === 0) return
+    const args: (string | number | null)[] = []
+    for (const e of events) args.push(taskId, e.stage, e.name, e.status, e.detail ? JSON.stringify(e.detail) : null, e.at)
+    const last = Number(this.eventInsert(events.length).run(...args).lastInsertRowid)
+    const first = last - events.length + 1
+    queueMicrotask(() => { events.forEach((e, i) => this.events.emit(taskId, { id: first + i, taskId, ...e })) })
+  }
+
+  private eventInserts = new Map<number, Statement>()
+  private eventInsert(rows: number): Statement {
+    let stmt = this.eventInserts.get(rows)
+    if (!stmt) {
+      const values = Array.from({ length: rows }, (_, r) => `(${Array.from({ length: 6 }, (_, c) => `?${r * 6 + c + 1}`).join(', ')})`).join(', ')
+      stmt = this.s.db.$client.prepare(`INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES ${values}`)
+      this.eventInserts.set(rows, stmt)
+    }
+    return stmt
+  }
+
 }

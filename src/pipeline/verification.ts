@@ -1,10 +1,10 @@
 // Deterministic output checks per task type. Each check gives a score in [0, 1] and a weight;
 // the verification score is their weighted mean.
-import { keccak256, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { keccak256 } from '../lib/keccak'
 
-const utf8 = new TextEncoder()
-/** keccak256 of a string's UTF-8 bytes (the same value as keccak256(toHex(s)), without the hex round trip). */
-export const textHash = (s: string): Hex => keccak256(utf8.encode(s))
+/** keccak256 of a string's UTF-8 bytes (the same value as viem's keccak256(toHex(s))). */
+export const textHash = (s: string): Hex => keccak256(s)
 
 export interface Check { name: string; score: number; weight: number; note?: string }
 

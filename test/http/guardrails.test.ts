@@ -16,7 +16,9 @@ let admin: string
 
 beforeAll(async () => {
   fake = await FakeLLM.start()
-  s = await startServer({ TASKGATE_TEST_CLOCK: '1', TASKGATE_TASK_COST: JSON.stringify({ default: 1, data_analysis: 10 }) })
+  // Tokens outlive the test clock's jumps in this file (up to a day at once, whatever the hour the
+  // suite runs at: the maxCreditsPerDay test moves to the next UTC day).
+  s = await startServer({ TASKGATE_TEST_CLOCK: '1', TASKGATE_TASK_COST: JSON.stringify({ default: 1, data_analysis: 10 }), TASKGATE_TOKEN_TTL_SECONDS: String(7 * 86_400) })
   admin = await s.setupAdmin()
 }, 30_000)
 afterAll(async () => {

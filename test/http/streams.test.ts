@@ -191,6 +191,9 @@ describe('open streams end when their credential stops being valid', () => {
     expect(jobStream!.events.at(-1)).toMatchObject({ event: 'completed' })
     await taskStream!.endsWithin(10_000)
     expect(taskStream!.events.at(-1)!.data).toMatchObject({ name: 'receipt', status: 'completed' })
+    // the events published live (stages 4–8 commit together) carry the ids the timeline stored
+    const stored = (await s.get(`/api/v1/tasks/${w.taskId}`, { token })).body.timeline as { id: number; name: string; status: string }[]
+    expect(taskStream!.events.map((e) => [e.id, e.data.name, e.data.status])).toEqual(stored.map((e) => [e.id, e.name, e.status]))
     held = gate()
     fake.set(HELD, { content: 'released', gate: held })
   }, 20_000)

@@ -2,7 +2,8 @@
 // compute finish time and its salt derives from the task id, so a resumed task re-signs the very
 // same attestation (same UID). The UID does not depend on the signature: stage 8 starts with it
 // while the signature is still being made (`ready`), and the two signatures overlap.
-import { keccak256, toHex, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { keccak256 } from '../../lib/keccak'
 import { encodeTaskAttestationData } from '../../chain/signer'
 import type { Stage } from '../types'
 import { taskHashes } from '../verification'
@@ -16,7 +17,7 @@ export const attest: Stage = {
       ipfsCid: task.ipfsCid!, stateRoot: task.stateRoot as Hex, verificationScoreBps: Math.round((task.verificationScore ?? 0) * 10000),
       verified: task.verificationStatus === 'VERIFIED',
     })
-    const { uid, signed } = s.signer.attest({ time: BigInt(Math.floor((task.computeFinishedAt ?? task.createdAt) / 1000)), data, salt: keccak256(toHex(`taskgate:${task.id}`)) })
+    const { uid, signed } = s.signer.attest({ time: BigInt(Math.floor((task.computeFinishedAt ?? task.createdAt) / 1000)), data, salt: keccak256(`taskgate:${task.id}`) })
     let stored = ''
     return {
       patch: { attestationUid: uid },

@@ -1,0 +1,39 @@
+// src/lib/keccak.ts against viem's keccak256: the same digest for any bytes and any UTF-8 text.
+import { expect, test } from 'bun:test'
+import { keccak256 as viemKeccak, stringToBytes } from 'viem'
+import { keccak256 } from '../../src/lib/keccak'
+
+test('bytes of every length from 0 to 600, and a few large ones, hash as viem hashes them', () => {
+  const lengths = [...Array.from({ length: 601 }, (_, i) => i), 1087, 1088, 1089, 4096, 20_000]
+  for (const n of lengths) {
+    const b = crypto.getRandomValues(new Uint8Array(n))
+    expect(keccak256(b)).toBe(viemKeccak(b))
+  }
+})
+
+test('strings hash as their UTF-8 bytes', () => {
+  for (const s of ['', 'taskgate:task_123', 'Zoë ✓ 日本 🚀', 'x'.repeat(5000), '{"a":[1,2,{"b":null}]}']) {
+    expect(keccak256(s)).toBe(viemKeccak(stringToBytes(s)))
+  }
+})
+
+test('calls do not leak state into each other', () => {
+  const a = keccak256('first'), b = keccak256('second')
+  expect(keccak256('first')).toBe(a)
+  expect(b).not.toBe(a)
+})
+
+test('the pipeline hashes built on it equal their viem formulations', async () => {
+  const { concat, encodePacked, toHex, zeroAddress } = await import('viem')
+  const { leafHash, nextStateRoot, ZERO_ROOT } = await import('../../src/agents/fingerprint')
+  const { offchainUid, TASK_SCHEMA_UID } = await import('../../src/chain/signer')
+  const summary = { taskId: 'task_Zoë', ipfsCid: 'bafkrei…', outputHash: viemKeccak(stringToBytes('out')), verificationScore: 0.9167, latencyMs: 12 }
+  const leaf = leafHash(summary)
+  expect(leaf).toBe(viemKeccak(toHex(JSON.stringify([summary.taskId, summary.ipfsCid, summary.outputHash, summary.verificationScore, summary.latencyMs]))))
+  expect(nextStateRoot(ZERO_ROOT, leaf)).toBe(viemKeccak(concat([ZERO_ROOT, leaf])))
+  const m = { version: 2, schema: TASK_SCHEMA_UID, recipient: zeroAddress, time: 1_700_000_000n, expirationTime: 0n, revocable: true, refUID: ZERO_ROOT, data: toHex('payload'), salt: viemKeccak(toHex('taskgate:task_1')) }
+  expect(offchainUid(m)).toBe(viemKeccak(encodePacked(
+    ['uint16', 'bytes', 'address', 'address', 'uint64', 'uint64', 'bool', 'bytes32', 'bytes', 'bytes32', 'uint32'],
+    [m.version, toHex(m.schema), m.recipient, zeroAddress, m.time, m.expirationTime, m.revocable, m.refUID, m.data, m.salt, 0],
+  )))
+})
