@@ -2,6 +2,7 @@
 // signs: task receipts and EAS offchain attestations. Verification needs nothing but the
 // published address (/.well-known/taskgate-signers) and any EIP-712 library.
 import { workerUrl } from '../lib/worker-url'
+import { signTypedDataCached } from './typed-data'
 import { encodeAbiParameters, encodePacked, hexToBytes, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
 import { keccak256 as fastKeccak } from '../lib/keccak'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
@@ -111,7 +112,7 @@ export class Signer {
         this.worker = null
         const pending = [...this.pending.values()]
         this.pending.clear()
-        for (const p of pending) this.account.signTypedData(p.typedData).then(p.resolve, p.reject)
+        for (const p of pending) signTypedDataCached(this.privateKey, p.typedData as never).then(p.resolve, p.reject)
       }
       w.postMessage({ init: this.privateKey })
       ;(w as Worker & { unref(): void }).unref() // never keeps the process alive
@@ -132,7 +133,7 @@ export class Signer {
   private sign(typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]): Promise<Hex> {
     if (this.workerWanted) this.spawnWorker()
     const w = this.worker
-    if (!w) return this.account.signTypedData(typedData)
+    if (!w) return signTypedDataCached(this.privateKey, typedData as never)
     const id = ++this.seq
     return new Promise((resolve, reject) => { this.pending.set(id, { typedData, resolve, reject }); w.postMessage({ id, typedData }) })
   }

@@ -1,0 +1,44 @@
+// src/chain/typed-data.ts against viem: the same digest and the same signature bytes for the
+// receipt, the EAS attestation and the webhook types, across domains and repeated calls.
+import { expect, test } from 'bun:test'
+import { hashTypedData, keccak256, toHex, zeroAddress } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { hashTypedDataCached, signTypedDataCached } from '../../src/chain/typed-data'
+import { EAS_TYPES, RECEIPT_TYPES, TASK_SCHEMA_UID, WEBHOOK_FIELDS, WEBHOOK_TYPES } from '../../src/chain/signer'
+
+const key = keccak256(toHex('typed-data test key'))
+const account = privateKeyToAccount(key)
+const h = (s: string) => keccak256(toHex(s))
+
+const receipt = (chainId: number, i: number) => ({
+  domain: { name: 'TaskGate Receipt', version: '1', chainId }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt',
+  message: {
+    taskId: `task_${i}`, operatorId: 'op_1', agentId: 'agent_ü', taskType: 'sentiment_analysis', model: 'builtin', provider: 'builtin',
+    promptHash: h(`p${i}`), outputHash: h(`o${i}`), ipfsCid: 'bafkreiabc', stateRoot: h(`r${i}`), verificationScoreBps: 9167, verified: i % 2 === 0,
+    verificationProof: h(`v${i}`), attestationUid: h(`a${i}`), creditsCharged: BigInt(i), completedAt: 1_700_000_000n + BigInt(i),
+  },
+}) as never
+const attestation = (chainId: number, i: number) => ({
+  domain: { name: 'EAS Attestation', version: '1.2.0', chainId, verifyingContract: '0x4200000000000000000000000000000000000021' }, types: EAS_TYPES, primaryType: 'Attest',
+  message: { version: 2, schema: TASK_SCHEMA_UID, recipient: zeroAddress, time: 1_700_000_000n + BigInt(i), expirationTime: 0n, revocable: true, refUID: h('0'), data: toHex(`data ${i}`), salt: h(`salt ${i}`) },
+}) as never
+const webhook = (i: number) => ({
+  domain: { name: 'TaskGate Webhook', version: '1', chainId: 84532 }, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook',
+  message: Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, `${f} ${i}`])),
+}) as never
+
+test('digests and signatures equal viem\'s for every document type, domain and call', async () => {
+  for (let i = 0; i < 6; i++) {
+    for (const td of [receipt(84532, i), receipt(8453, i), attestation(84532, i), attestation(8453, i), webhook(i)]) {
+      expect(hashTypedDataCached(td)).toBe(hashTypedData(td))
+      expect(await signTypedDataCached(key, td)).toBe(await account.signTypedData(td))
+    }
+  }
+})
+
+test('a value that does not fit its type is refused, as viem refuses it', () => {
+  const bad = receipt(84532, 1) as unknown as { message: Record<string, unknown> }
+  bad.message.promptHash = '0x1234'
+  expect(() => hashTypedDataCached(bad as never)).toThrow()
+  expect(() => hashTypedData(bad as never)).toThrow()
+})
