@@ -301,6 +301,15 @@ export const pioneerEvents = sqliteTable('pioneer_events', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('pioneer_ref_uq').on(t.ref), index('pioneer_operator_idx').on(t.operatorId, t.id)])
 
+/**
+ * Each operator's pioneer points, kept by triggers on pioneer_events (migration 0009): the profile
+ * (`/auth/me`, the admin list) reads one row instead of adding up one event per completed task.
+ */
+export const pioneerTotals = sqliteTable('pioneer_totals', {
+  operatorId: text('operator_id').primaryKey(),
+  points: integer('points').notNull().default(0),
+})
+
 // Mock USDC: balances in base units (6 decimals) keyed by lower-case address, and every movement.
 export const usdcBalances = sqliteTable('usdc_balances', {
   address: text('address').primaryKey(),

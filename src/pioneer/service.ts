@@ -10,7 +10,7 @@ export class PioneerService {
   constructor(db: Database, private clock: Clock) {
     this.q = {
       award: db.prepare('INSERT INTO pioneer_events (operator_id, kind, points, ref, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(ref) DO NOTHING'),
-      total: db.prepare('SELECT coalesce(sum(points), 0) AS n FROM pioneer_events WHERE operator_id = ?1'),
+      total: db.prepare('SELECT points AS n FROM pioneer_totals WHERE operator_id = ?1'), // kept by triggers (migration 0009)
       list: db.prepare('SELECT id, kind, points, ref, created_at AS createdAt FROM pioneer_events WHERE operator_id = ?1 ORDER BY id DESC LIMIT ?2'),
     }
   }
@@ -21,7 +21,7 @@ export class PioneerService {
     return this.q.award.run(operatorId, kind, points, ref, this.clock.now()).changes > 0 ? points : 0
   }
 
-  total(operatorId: string): number { return (this.q.total.get(operatorId) as { n: number }).n }
+  total(operatorId: string): number { return (this.q.total.get(operatorId) as { n: number } | null)?.n ?? 0 }
 
   events(operatorId: string, limit = 50) {
     return (this.q.list.all(operatorId, limit) as { id: number; kind: string; points: number; ref: string; createdAt: number }[])
