@@ -35,7 +35,7 @@ export interface ApprovalDeps {
   pipeline: {
     resumeApproved(taskId: string): { task: TaskRow | null; error: string | null }
     failHeld(taskId: string, code: string, message: string): TaskRow | null
-    waitFor(taskId: string, ms: number): Promise<void>
+    waitFor(taskId: string, ms: number): Promise<unknown>
     task(taskId: string): TaskRow | null
   }
   /** The task's result as the resolve answer carries it (anchor-api §4.3 receipt). */

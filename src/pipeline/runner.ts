@@ -34,7 +34,11 @@ const CHAIN_ATTEMPTS = 8
 
 interface Done { stage: Stage; r: StageResult; at: number }
 
-export interface TaskEvent { id: number; taskId: string; stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
+export interface TaskEvent {
+  id: number; taskId: string; stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number
+  /** In process only (never sent): the task as committed with this event, on the last event of a commit. */
+  row?: TaskRow
+}
 
 export class PipelineRunner {
   readonly events = new EventEmitter()
@@ -139,8 +143,9 @@ export class PipelineRunner {
       if (extra) Object.assign(patch, extra)
     }
     this.store.update(task.id, patch)
-    this.emitAll(task.id, done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at })))
-    return { ...task, ...patch } as TaskRow
+    const row = { ...task, ...patch } as TaskRow
+    this.emitAll(task.id, done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at })), row)
+    return row
   }
 
   /** A stage's fields: its result, its number, the time, and PROCESSING once past the debit. */
@@ -224,14 +229,18 @@ export class PipelineRunner {
     return this.commitFailure(task, policy, { code, message })
   }
 
-  /** Resolves once the task is terminal or parked (approval, overflow queue), or after `ms`. */
-  waitFor(taskId: string, ms: number): Promise<void> {
+  /**
+   * Resolves once the task is terminal or parked (approval, overflow queue), or after `ms`: with the
+   * task as committed when the pipeline's own event ended the wait (no need to read it again),
+   * otherwise null. `known` is the task as the caller just read or wrote it.
+   */
+  waitFor(taskId: string, ms: number, known?: TaskRow): Promise<TaskRow | null> {
     return new Promise((resolve) => {
-      const done = () => { clearTimeout(t); this.events.off(taskId, on); resolve() }
-      const on = (e: TaskEvent) => { if (e.status === 'failed' || e.status === 'completed' || e.status === 'held' || e.status === 'queued') done() }
+      const done = (row: TaskRow | null = null) => { clearTimeout(t); this.events.off(taskId, on); resolve(row) }
+      const on = (e: TaskEvent) => { if (e.status === 'failed' || e.status === 'completed' || e.status === 'held' || e.status === 'queued') done(e.row ?? null) }
       const t = setTimeout(done, ms)
       this.events.on(taskId, on)
-      const cur = this.task(taskId)
+      const cur = known ?? this.task(taskId)
       if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED') done()
     })
   }
@@ -272,13 +281,14 @@ export class PipelineRunner {
    * it is over. The rows get consecutive ids (AUTOINCREMENT, one statement, one connection), so
    * the last one's id tells them all.
    */
-  private emitAll(taskId: string, events: Omit<TaskEvent, 'id' | 'taskId'>[]): void {
+  private emitAll(taskId: string, events: Omit<TaskEvent, 'id' | 'taskId'>[], row?: TaskRow): void {
     if (events.length === 0) return
     const args: (string | number | null)[] = []
     for (const e of events) args.push(taskId, e.stage, e.name, e.status, e.detail ? JSON.stringify(e.detail) : null, e.at)
     const last = Number(this.eventInsert(events.length).run(...args).lastInsertRowid)
     const first = last - events.length + 1
-    queueMicrotask(() => { events.forEach((e, i) => this.events.emit(taskId, { id: first + i, taskId, ...e })) })
+    const lastIndex = events.length - 1
+    queueMicrotask(() => { events.forEach((e, i) => this.events.emit(taskId, { id: first + i, taskId, ...e, ...(i === lastIndex && row ? { row } : {}) })) })
   }
 
   private eventInserts = new Map<number, Statement>()

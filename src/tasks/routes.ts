@@ -7,6 +7,7 @@ import { t } from 'elysia'
 import { SSE_HEADERS } from '../http/sse'
 import { canRead } from '../http/auth'
 import { assertAdmissible } from './admission'
+import type { TaskRow } from '../pipeline/types'
 import { notFound } from '../http/errors'
 import { pageQuery, queryInt, WAIT } from '../http/schemas'
 import { TERMINAL } from '../pipeline/runner'
@@ -53,9 +54,9 @@ export function taskRoutes(s: Services) {
       handler: async ({ auth, body, query, request, set, ip }) => {
         const idempotencyKey = request.headers.get('idempotency-key')
         const wait = queryInt('wait', query.wait, WAIT) * 1000
-        const answer = async (taskId: string, replayed: boolean) => {
-          if (wait > 0) await s.pipeline.waitFor(taskId, wait)
-          const cur = s.pipeline.task(taskId)!
+        const answer = async (taskId: string, replayed: boolean, known?: TaskRow) => {
+          const settled = wait > 0 ? await s.pipeline.waitFor(taskId, wait, known) : null
+          const cur = settled ?? s.pipeline.task(taskId)!
           if (replayed) set.headers['idempotent-replayed'] = 'true'
           if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
           return s.tasks.detail(cur, true)
@@ -78,7 +79,7 @@ export function taskRoutes(s: Services) {
         if (task.status === 'FAILED' && task.failureCode === 'GUARDRAIL_BLOCKED' && !replayed) {
           throw new ProblemError(403, 'GUARDRAIL_BLOCKED', task.failureMessage ?? 'blocked by policy', { task: s.tasks.detail(task, true) })
         }
-        return answer(task.id, replayed)
+        return answer(task.id, replayed, task)
       },
     }),
     defineRoute({

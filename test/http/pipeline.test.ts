@@ -66,6 +66,8 @@ describe('a sentiment task on the builtin provider', () => {
     expect(JSON.parse(task.output).label).toBe('positive')
     expect(task.timeline.map((e: any) => e.name)).toEqual(['policy', 'debit', 'compute', 'verification', 'ipfs', 'fingerprint', 'attestation', 'receipt'])
     expect(task.ipfsCid).toStartWith('bafk')
+    // the answer is built from the task as the pipeline committed it in memory: it equals what the store holds
+    expect((await s.get(`/api/v1/tasks/${task.id}`, { key: agent.apiKey })).body).toEqual(task)
   })
 
   test('the CID on /ipfs matches an independent UnixFS import of the content', async () => {
