@@ -176,6 +176,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   s.x402 = new X402Gate(s)
   s.faucet = new Faucet(db.$client, clock, config, s.usdc, s.x402, s.wallet, secrets.devWalletKey)
   s.jobs = new JobRunner(db.$client, clock, log, 64, s.group)
+  s.signer.mainIsIdle = () => s.jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
   s.pipeline = new PipelineRunner(s)
   s.tasks = new TaskService(s)
   s.leaderboard = new Leaderboard(s.agents, clock)

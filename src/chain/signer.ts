@@ -130,10 +130,18 @@ export class Signer {
   /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
   get onWorker(): boolean { return this.worker !== null }
 
+  /**
+   * Whether the main thread has nothing else to do (set by the composition root: at most one task
+   * in flight). Then a signature asked for while the worker is busy with another is made here, in
+   * parallel: a lone task's two signatures take the time of one. Under load it stays false and
+   * every signature goes to the worker.
+   */
+  mainIsIdle: () => boolean = () => false
+
   private sign(typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]): Promise<Hex> {
     if (this.workerWanted) this.spawnWorker()
     const w = this.worker
-    if (!w) return signTypedDataCached(this.privateKey, typedData as never)
+    if (!w || (this.pending.size > 0 && this.mainIsIdle())) return signTypedDataCached(this.privateKey, typedData as never)
     const id = ++this.seq
     return new Promise((resolve, reject) => { this.pending.set(id, { typedData, resolve, reject }); w.postMessage({ id, typedData }) })
   }

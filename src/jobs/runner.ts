@@ -65,6 +65,9 @@ export class JobRunner {
 
   register(kind: string, handler: JobHandler): void { this.handlers.set(kind, handler) }
 
+  /** Jobs running now. */
+  get running(): number { return this.inflight.size }
+
   /**
    * Adds a job; with a dedupeKey, a second pending job of the same key is not created (returns null).
    * A job due now is claimed in the caller's transaction when the runner has room (one commit for
