@@ -1,6 +1,6 @@
 // Agent fingerprint: a hash chain of completed tasks (stateRoot) and running behaviour statistics
 // (Welford means/variances) from which trust metrics are derived.
-import { hexToBytes, type Hex } from 'viem'
+import { concat, hexToBytes, type Hex } from 'viem'
 import { keccak256 } from '../lib/keccak'
 
 export const ZERO_ROOT: Hex = `0x${'0'.repeat(64)}`
@@ -10,12 +10,7 @@ export interface Stat { n: number; mean: number; m2: number }
 export type Metrics = Partial<Record<Metric, Stat>> & { last?: Partial<Record<Metric, number>> }
 
 /** stateRoot' = keccak256(stateRoot ‖ leaf), leaf = keccak256 of the task's canonical summary. */
-export function nextStateRoot(prev: Hex, leaf: Hex): Hex {
-  const b = new Uint8Array(64)
-  b.set(hexToBytes(prev), 0)
-  b.set(hexToBytes(leaf), 32)
-  return keccak256(b)
-}
+export function nextStateRoot(prev: Hex, leaf: Hex): Hex { return keccak256(hexToBytes(concat([prev, leaf]))) }
 
 export function leafHash(summary: { taskId: string; ipfsCid: string; outputHash: Hex; verificationScore: number; latencyMs: number }): Hex {
   return keccak256(JSON.stringify([summary.taskId, summary.ipfsCid, summary.outputHash, summary.verificationScore, summary.latencyMs])) // its UTF-8 bytes

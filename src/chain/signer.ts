@@ -1,11 +1,11 @@
 // The service signer (secp256k1 key in <dataDir>/keys/signer.key) and the EIP-712 documents it
 // signs: task receipts and EAS offchain attestations. Verification needs nothing but the
 // published address (/.well-known/taskgate-signers) and any EIP-712 library.
+import { encodeAbiParameters, encodePacked, hexToBytes, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { keccak256 } from '../lib/keccak'
 import { workerUrl } from '../lib/worker-url'
 import { signTypedDataCached } from './typed-data'
-import { encodeAbiParameters, encodePacked, hexToBytes, keccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
-import { keccak256 as fastKeccak } from '../lib/keccak'
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
 /** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
 export const CHAIN_IDS = { testnet: 84532, live: 8453 } as const
@@ -50,7 +50,7 @@ export const EAS_TYPES = {
 export const TASK_SCHEMA = 'string taskId,string agentId,bytes32 promptHash,bytes32 outputHash,string ipfsCid,bytes32 stateRoot,uint16 verificationScoreBps,bool verified'
 /** Parsed once: parsing the human-readable schema cost more than encoding it. */
 const TASK_SCHEMA_PARAMS = parseAbiParameters(TASK_SCHEMA)
-export const TASK_SCHEMA_UID = keccak256(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true]))
+export const TASK_SCHEMA_UID = keccak256(hexToBytes(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true])))
 
 export interface SignedTypedData<M> {
   payload: { domain: Record<string, unknown>; types: Record<string, readonly { name: string; type: string }[]>; primaryType: string; message: M }
@@ -178,7 +178,6 @@ export class Signer {
       })
     return { uid, signed }
   }
-
 }
 
 export interface ReceiptMessage {
@@ -193,7 +192,7 @@ export function encodeTaskAttestationData(d: { taskId: string; agentId: string; 
 
 /** EAS offchain UID (Version 2), as eas-sdk's Offchain.getOffchainUID computes it. */
 export function offchainUid(m: { version: number; schema: Hex; recipient: `0x${string}`; time: bigint; expirationTime: bigint; revocable: boolean; refUID: Hex; data: Hex; salt: Hex }): Hex {
-  return fastKeccak(hexToBytes(encodePacked(
+  return keccak256(hexToBytes(encodePacked(
     ['uint16', 'bytes', 'address', 'address', 'uint64', 'uint64', 'bool', 'bytes32', 'bytes', 'bytes32', 'uint32'],
     [m.version, toHex(m.schema), m.recipient, zeroAddress, m.time, m.expirationTime, m.revocable, m.refUID, m.data, m.salt, 0],
   )))

@@ -106,8 +106,8 @@ export class PipelineRunner {
         const r = await stage.run!({ task, agent, s: this.s })
         r.ready?.catch(() => {}) // its failure surfaces where the group awaits it, not as an unhandled rejection meanwhile
         const cur = task
-        const done = pending
         if (r.fail) {
+          const done = pending // the stages before the failing one
           await settled(done)
           await this.group.run(() => { this.commitFailure(this.commitAll(cur, done), stage, r.fail!); finish() })
           linked = done.some((d) => d.stage === fingerprint)
@@ -117,13 +117,14 @@ export class PipelineRunner {
           await this.group.run(() => { this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued'); finish() })
           return
         }
-        done.push({ stage, r, at: this.s.clock.now() })
+        pending.push({ stage, r, at: this.s.clock.now() })
         const last = stage === receipt
         if (last || (stage === compute && !r.repeatable)) {
+          const done = pending
+          pending = []
           await settled(done)
           task = await this.group.run(() => { const t = this.commitAll(cur, done); if (last) finish(); return t })
           linked ||= done.some((d) => d.stage === fingerprint)
-          pending = []
         } else task = { ...task, ...r.patch } as TaskRow // what the next stage reads; committed with the rest
       }
     } finally {

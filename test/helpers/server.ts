@@ -167,6 +167,14 @@ export class TestServer {
     return r.body.accessToken
   }
 
+  /** A signed-up operator with one registered agent: its token, id and the agent (with its apiKey). */
+  async operatorWithAgent(login: string, capabilities = ['sentiment_analysis']): Promise<{ token: string; id: string; agent: any }> {
+    const token = await this.signup(login)
+    const r = await this.post('/api/v1/agents/register', { displayName: `${login}-bot`, capabilities }, { token })
+    if (r.status !== 201) throw new Error(`agent registration failed: ${r.status} ${r.text}`)
+    return { token, id: (await this.get('/api/v1/auth/me', { token })).body.id as string, agent: r.body }
+  }
+
   async createKey(token: string, name = 'k', extra: Record<string, unknown> = {}): Promise<{ key: string; id: string }> {
     const r = await this.post('/api/v1/operator/keys', { name, ...extra }, { token })
     if (r.status !== 200) throw new Error(`create key failed: ${r.status} ${r.text}`)

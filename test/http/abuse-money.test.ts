@@ -22,11 +22,7 @@ beforeAll(async () => {
 }, 30_000)
 afterAll(async () => { await s?.cleanup(); fake?.stop() })
 
-async function operator(login: string, capabilities = ['sentiment_analysis', 'general']) {
-  const token = await s.signup(login)
-  const agent = (await s.post('/api/v1/agents/register', { displayName: `${login}-bot`, capabilities }, { token })).body
-  return { token, agent, id: (await s.get('/api/v1/auth/me', { token })).body.id as string }
-}
+const operator = (login: string, capabilities = ['sentiment_analysis', 'general']) => s.operatorWithAgent(login, capabilities)
 const billing = async (token: string) => (await s.get('/api/v1/operator/billing', { token })).body
 const submit = (agent: { agentId: string; apiKey: string }, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'The support was great.', ...extra }, { key: agent.apiKey, headers })

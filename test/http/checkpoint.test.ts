@@ -15,8 +15,7 @@ function walIndex(dataDir: string, db: string): { mxFrame: number; nBackfill: nu
 }
 
 async function runTasks(s: TestServer, n: number): Promise<void> {
-  const op = await s.signup(`ckpt-${n}`)
-  const agent = (await s.post('/api/v1/agents/register', { displayName: 'Checkpoint Bot', capabilities: ['sentiment_analysis'] }, { token: op })).body
+  const { token: op, agent } = await s.operatorWithAgent(`ckpt-${n}`)
   for (let i = 0; i < n; i++) {
     const r = await s.post('/api/v1/tasks/submit?wait=10', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: `Review ${i}: good and fast.` }, { token: op })
     expect(r.body.status).toBe('COMPLETED')

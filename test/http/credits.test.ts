@@ -14,12 +14,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await s.cleanup() })
 
-async function operator(login: string) {
-  const token = await s.signup(login)
-  const me = (await s.get('/api/v1/auth/me', { token })).body
-  const agent = (await s.post('/api/v1/agents/register', { displayName: `${login}-bot`, capabilities: ['general', 'sentiment_analysis'] }, { token })).body
-  return { token, id: me.id as string, agent }
-}
+const operator = (login: string) => s.operatorWithAgent(login, ['general', 'sentiment_analysis'])
 
 const submit = (o: Awaited<ReturnType<typeof operator>>, taskType = 'general', wait = 30) =>
   s.post(`/api/v1/tasks/submit?wait=${wait}`, { agentId: o.agent.agentId, taskType, prompt: 'Credits are counted. Each task costs some. The ledger records it.' }, { key: o.agent.apiKey })

@@ -15,11 +15,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await s.cleanup() })
 
-async function operator(login: string) {
-  const token = await s.signup(login)
-  const agent = (await s.post('/api/v1/agents/register', { displayName: `${login}-bot`, capabilities: ['sentiment_analysis'] }, { token })).body
-  return { token, agent }
-}
+const operator = (login: string) => s.operatorWithAgent(login)
 const taskBody = (agentId: string) => JSON.stringify({ agentId, taskType: 'sentiment_analysis', prompt: 'Paid for with mock USDC and it works great.' })
 
 async function bindWallet(token: string, acct: PrivateKeyAccount) {

@@ -138,8 +138,7 @@ describe('a sentiment task on the builtin provider', () => {
 
 describe('one agent, many tasks at once', () => {
   test('tasks in flight together extend the state-root chain one link each, in commit order, each receipt signing its link', async () => {
-    const owner = await s.signup('chainer')
-    const a = (await s.post('/api/v1/agents/register', { displayName: 'Busy Bot', capabilities: ['sentiment_analysis'] }, { token: owner })).body
+    const { token: owner, agent: a } = await s.operatorWithAgent('chainer')
     const N = 40
     const results = await Promise.all(Array.from({ length: N }, (_, i) => s.post('/api/v1/tasks/submit?wait=30', {
       agentId: a.agentId, taskType: 'sentiment_analysis', prompt: `Review ${i}: the product was good and the delivery was fast.`,

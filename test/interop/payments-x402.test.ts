@@ -16,11 +16,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await s.cleanup() })
 
-async function operator(login: string) {
-  const token = await s.signup(login)
-  const agent = (await s.post('/api/v1/agents/register', { displayName: `${login}-bot`, capabilities: ['sentiment_analysis'] }, { token })).body
-  return { token, agent }
-}
+const operator = (login: string) => s.operatorWithAgent(login)
 async function fundedAccount() {
   const account = privateKeyToAccount(generatePrivateKey())
   expect((await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })).status).toBe(200)

@@ -1,19 +1,15 @@
 // Migration 0009: pioneer_totals, kept by triggers on pioneer_events, always equals the sum of an
 // operator's events; its backfill computes the same from existing events.
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Clock } from '../../src/clock'
-import { migrate, openDb } from '../../src/db'
 import { PioneerService } from '../../src/pioneer/service'
+import { migratedDb } from '../helpers/db'
 
-const dir = mkdtempSync(join(tmpdir(), 'tg-pioneer-'))
-const db = openDb(dir)
-migrate(db)
-const sqlite = db.$client
+const { sqlite, close } = migratedDb('tg-pioneer')
 const pioneer = new PioneerService(sqlite, new Clock(sqlite))
-afterAll(() => { sqlite.close(); rmSync(dir, { recursive: true, force: true }) })
+afterAll(close)
 
 const sums = () => Object.fromEntries((sqlite.query('SELECT operator_id AS o, sum(points) AS p FROM pioneer_events GROUP BY operator_id').all() as { o: string; p: number }[]).map((r) => [r.o, r.p]))
 const totals = () => Object.fromEntries((sqlite.query('SELECT operator_id AS o, points AS p FROM pioneer_totals WHERE points != 0').all() as { o: string; p: number }[]).map((r) => [r.o, r.p]))

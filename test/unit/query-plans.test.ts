@@ -1,15 +1,10 @@
 // Public lookups by content hash read one index entry, whatever the number of tasks: the proof
 // pages and /public/* endpoints are anonymous, so a table scan there would be a denial of service.
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { migrate, openDb } from '../../src/db'
+import { migratedDb } from '../helpers/db'
 
-const dir = mkdtempSync(join(tmpdir(), 'tg-plans-'))
-const db = openDb(dir)
-migrate(db)
-afterAll(() => { db.$client.close(); rmSync(dir, { recursive: true, force: true }) })
+const { db, close } = migratedDb('tg-plans')
+afterAll(close)
 
 const plan = (sql: string) => (db.$client.query(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ')
 

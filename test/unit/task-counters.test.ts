@@ -3,11 +3,8 @@
 // recomputeRollups and rollupDrift reuse) computes the same thing. The ground truth here is
 // computed in JS from the task rows, independently of the SQL under test.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Database } from 'bun:sqlite'
-import { migrate, openDb } from '../../src/db/index'
+import { migratedDb } from '../helpers/db'
 import { recomputeRollups, rollupDrift } from '../../src/tasks/counters'
 import { bucketOf } from '../../src/stats/histogram'
 
@@ -17,17 +14,14 @@ const TYPES = ['general', 'code', 'system']
 const OPS = ['op_a', 'op_b']
 const AGENTS = ['ag_1', 'ag_2', 'system']
 
-let dir: string
+let close: (() => void) | undefined
 let db: Database
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'taskgate-counters-'))
-  const d = openDb(dir)
-  migrate(d)
-  db = d.$client
+  ;({ sqlite: db, close } = migratedDb('taskgate-counters'))
   for (const op of OPS) db.run("INSERT INTO operators (id, login, created_at, updated_at) VALUES (?1, ?1, 0, 0)", [op])
 })
-afterAll(() => { db?.close(); rmSync(dir, { recursive: true, force: true }) })
+afterAll(() => close?.())
 
 /** Deterministic pseudo-random numbers, so a failure reproduces. */
 function rng(seed: number) {

@@ -2,23 +2,17 @@
 // page of every filter shape, read newest first, from the other end, and through the day seek
 // (thresholds lowered so small data takes every path), and the PAGE_TOO_DEEP cap.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Database } from 'bun:sqlite'
-import { migrate, openDb } from '../../src/db/index'
+import { migratedDb } from '../helpers/db'
 import { TaskLists, type ListFilter } from '../../src/tasks/list'
 import { ProblemError } from '../../src/http/errors'
 
 const DAY = 86_400_000
-let dir: string
+let close: (() => void) | undefined
 let db: Database
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'taskgate-lists-'))
-  const d = openDb(dir)
-  migrate(d)
-  db = d.$client
+  ;({ sqlite: db, close } = migratedDb('taskgate-lists'))
   let seed = 11
   const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!
@@ -35,7 +29,7 @@ beforeAll(() => {
     }
   })()
 })
-afterAll(() => { db?.close(); rmSync(dir, { recursive: true, force: true }) })
+afterAll(() => close?.())
 
 const COLS: Record<string, string> = { operatorId: 'operator_id', agentId: 'agent_id', status: 'status', taskType: 'task_type' }
 function expected(f: ListFilter): string[] {
