@@ -8,7 +8,13 @@ let privateKey: `0x${string}` | null = null
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data as { init?: `0x${string}`; id?: number; typedData?: Parameters<typeof signTypedDataCached>[1] }
-  if (m.init) { privateKey = m.init; self.postMessage({ ready: true }); return }
+  if (m.init) {
+    privateKey = m.init
+    // One signature before `ready` builds this thread's secp256k1 tables (~25 ms); until then the main thread signs.
+    await signTypedDataCached(privateKey, { domain: { name: 'warm-up' }, types: { W: [{ name: 'w', type: 'uint8' }] }, primaryType: 'W', message: { w: 0 } })
+    self.postMessage({ ready: true })
+    return
+  }
   try {
     const signature = await signTypedDataCached(privateKey!, m.typedData!)
     self.postMessage({ id: m.id, signature })

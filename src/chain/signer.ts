@@ -59,8 +59,7 @@ export interface SignedTypedData<M> {
 }
 
 export class Signer {
-  readonly account: PrivateKeyAccount
-  readonly keyId: string
+  private derived: PrivateKeyAccount | null = null
   readonly receiptDomain: { name: string; version: string; chainId: number }
   readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
   /** Approval webhooks (decisions.md §14): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
@@ -80,11 +79,16 @@ export class Signer {
     this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
     this.webhookDomain = { name: 'TaskGate Webhook', version: '1', chainId }
     this.tosDomain = { name: 'TaskGate', version: '1', chainId }
-    this.account = privateKeyToAccount(privateKey)
-    this.keyId = `signer-${this.account.address.slice(2, 10).toLowerCase()}`
   }
 
+  /**
+   * The account (address) of the key, derived at first use: the first secp256k1 multiplication
+   * builds noble's precomputed table for the curve's base point (~25 ms), which start-up does not
+   * need to wait for.
+   */
+  get account(): PrivateKeyAccount { return (this.derived ??= privateKeyToAccount(this.privateKey)) }
   get address(): `0x${string}` { return this.account.address }
+  get keyId(): string { return `signer-${this.address.slice(2, 10).toLowerCase()}` }
 
   /**
    * Moves signing to a worker thread (the second core) from the first signature on; without one,

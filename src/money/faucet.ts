@@ -24,21 +24,26 @@ const limited = (code: string, detail: string, until: number, now: number, extra
   tooManyRequests(code, detail, (until - now) / 1000, extra)
 
 export class Faucet {
-  readonly devWallet: `0x${string}` | null
   private q
+  private devWalletAddress: `0x${string}` | null | undefined
 
   constructor(
     private db: Database, private clock: Clock,
     private config: Pick<Config, 'phase' | 'faucet'>,
     private usdc: MockUsdc, private x402: X402Gate, private wallets: Pick<WalletService, 'operatorOf'>,
-    devWalletKey: `0x${string}` | null,
+    private devWalletKey: `0x${string}` | null,
   ) {
-    this.devWallet = devWalletKey ? privateKeyToAccount(devWalletKey).address : null
     this.q = {
       cooldownStart: db.prepare('SELECT max(created_at) AS at FROM faucet_claims WHERE wallet = ?1 AND starts_cooldown = 1'),
       byAddress: db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM faucet_claims WHERE client_address = ?1 AND created_at > ?2'),
       claim: db.prepare('INSERT INTO faucet_claims (wallet, operator_id, amount, client_address, starts_cooldown, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)'),
     }
+  }
+
+  /** The dev wallet's address, derived at first use (like the signer's: start-up does not wait for the curve's tables). */
+  get devWallet(): `0x${string}` | null {
+    if (this.devWalletAddress === undefined) this.devWalletAddress = this.devWalletKey ? privateKeyToAccount(this.devWalletKey).address : null
+    return this.devWalletAddress
   }
 
   drip(input: { wallet?: string; amount?: number }, caller: Principal | null, clientAddress: string) {
