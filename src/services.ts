@@ -26,7 +26,9 @@ import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
 import { GroupCommitter } from './db/group-commit'
-import { StorageMonitor } from './db/storage'
+import { isStorageFull, StorageMonitor } from './db/storage'
+import { Checkpointer } from './db/checkpointer'
+import { join } from 'node:path'
 import { KeyService } from './keys/service'
 import type { Logger } from './log'
 import { GithubClient } from './operators/github'
@@ -64,6 +66,8 @@ export interface Services {
   metrics: HttpMetrics
   /** Whether the disk is full (writes answer 507 STORAGE_FULL; /readyz reports it). */
   storage: StorageMonitor
+  /** Background checkpoints of both databases (started by the server; the `taskgate_checkpoint_worker` gauge). */
+  checkpointer: Checkpointer
   setup: SetupService
   ledger: Ledger
   credits: CreditService
@@ -115,7 +119,12 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const storage = new StorageMonitor({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs })
   const db = openDb(config.dataDir)
   const applied = migrate(db)
-  if (applied) log.info({ applied }, 'database migrations applied')
+  if (applied) {
+    log.info({ applied }, 'database migrations applied')
+    // Their pages go to the database file now (not to whoever commits next), and the log starts
+    // empty: the checkpoint worker starts with the write load that follows (src/db/checkpointer.ts).
+    try { db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
+  }
   const clock = new Clock(db.$client)
   const { keys, ledger, operators } = buildAccounts(db, clock, config)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
@@ -131,6 +140,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     jobs: null as unknown as JobRunner,
     metrics: new HttpMetrics(),
     storage,
+    checkpointer: new Checkpointer([join(config.dataDir, 'taskgate.db'), join(config.dataDir, 'ipfs.db')], config.checkpointMs,
+      (reason) => log.warn({ reason }, 'checkpoints run inside commits (no worker)')),
     setup: new SetupService(),
     github: config.github.enabled ? new GithubClient(config.github) : null,
     baseUrl: () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`,

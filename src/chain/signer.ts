@@ -1,7 +1,7 @@
 // The service signer (secp256k1 key in <dataDir>/keys/signer.key) and the EIP-712 documents it
 // signs: task receipts and EAS offchain attestations. Verification needs nothing but the
 // published address (/.well-known/taskgate-signers) and any EIP-712 library.
-import { encodeAbiParameters, encodePacked, hexToBytes, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
+import { encodeAbiParameters, encodePacked, hexToBytes, keccak256 as viemKeccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { keccak256 } from '../lib/keccak'
 import { workerUrl } from '../lib/worker-url'
@@ -50,7 +50,8 @@ export const EAS_TYPES = {
 export const TASK_SCHEMA = 'string taskId,string agentId,bytes32 promptHash,bytes32 outputHash,string ipfsCid,bytes32 stateRoot,uint16 verificationScoreBps,bool verified'
 /** Parsed once: parsing the human-readable schema cost more than encoding it. */
 const TASK_SCHEMA_PARAMS = parseAbiParameters(TASK_SCHEMA)
-export const TASK_SCHEMA_UID = keccak256(hexToBytes(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true])))
+/** Computed once at load, with viem's keccak: src/lib/keccak's WebAssembly module loads at the first task, not at start. */
+export const TASK_SCHEMA_UID = viemKeccak256(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true]))
 
 export interface SignedTypedData<M> {
   payload: { domain: Record<string, unknown>; types: Record<string, readonly { name: string; type: string }[]>; primaryType: string; message: M }

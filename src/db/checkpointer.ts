@@ -6,28 +6,50 @@
 // left for it is the tail, one fsync, and the WAL's restart from its beginning (which only a
 // writer can do, so the WAL stays bounded by the threshold). Without a worker, SQLite's own
 // automatic checkpoint does it all, as before.
+//
+// The worker (a second JavaScript VM, ~3 MB) starts once there is write load: when a write-ahead
+// log has grown by `startBytes` since start (checked every second), or at once when a log is
+// already that large (a busy process that did not stop cleanly). An idle gateway does not carry it.
+import { statSync } from 'node:fs'
 import { workerUrl } from '../lib/worker-url'
+
+const walSize = (db: string): number => statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0
 
 export class Checkpointer {
   private worker: Worker | null = null
+  private watch: ReturnType<typeof setInterval> | null = null
 
-  constructor(private paths: string[], private intervalMs = 100) {}
+  constructor(private paths: string[], private intervalMs = 100, private onFail: (reason: string) => void = () => {}, private startBytes = 256 * 1024) {}
 
-  start(): boolean {
+  /** Watches the logs; the worker starts with the write load (above). */
+  start(): void {
+    const base = this.paths.map(walSize)
+    if (base.some((n) => n >= this.startBytes)) { this.spawn(); return }
+    this.watch = setInterval(() => { if (this.paths.some((p, i) => walSize(p) - base[i]! >= this.startBytes)) this.spawn() }, 1000)
+    this.watch.unref?.()
+  }
+
+  private spawn(): void {
+    this.clearWatch()
     try {
       const w = new Worker(workerUrl('db/checkpoint-worker.ts'))
-      w.onerror = () => { this.worker = null } // the commits' own automatic checkpoints carry on
+      w.onerror = () => { this.worker = null; this.onFail('the checkpoint worker failed') } // the commits' own automatic checkpoints carry on
       w.postMessage({ start: { paths: this.paths, intervalMs: this.intervalMs } })
       ;(w as Worker & { unref(): void }).unref()
       this.worker = w
-      return true
-    } catch { return false }
+    } catch (e) { this.onFail(e instanceof Error ? e.message : String(e)) }
+  }
+
+  private clearWatch(): void {
+    if (this.watch) clearInterval(this.watch)
+    this.watch = null
   }
 
   get running(): boolean { return this.worker !== null }
 
   /** Stops the passes and closes the worker's connections (before the final checkpoint at stop). */
   async stop(): Promise<void> {
+    this.clearWatch()
     const w = this.worker
     if (!w) return
     this.worker = null

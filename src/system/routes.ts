@@ -72,12 +72,14 @@ function serviceGauges(s: Services): string[] {
     `taskgate_jobs_failed ${q("SELECT count(*) AS n FROM jobs WHERE status = 'failed'")}`,
     '# HELP taskgate_signing_worker 1 when EIP-712 signatures are made on the signing worker thread, 0 when on the main thread.', '# TYPE taskgate_signing_worker gauge',
     `taskgate_signing_worker ${s.signer.onWorker ? 1 : 0}`,
+    '# HELP taskgate_checkpoint_worker 1 when the write-ahead logs are checkpointed on the worker thread (it starts with the write load), 0 before or without it.', '# TYPE taskgate_checkpoint_worker gauge',
+    `taskgate_checkpoint_worker ${s.checkpointer.running ? 1 : 0}`,
   )
   return lines
 }
 
 /** `openapi`: the document, built once at start-up from every route (server.ts allRoutes). */
-export function systemRoutes(s: Services, openapi: () => string) {
+export function systemRoutes(s: Services, openapi: () => Uint8Array<ArrayBuffer>) {
   const tags = ['System']
   const publicConfigJson = JSON.stringify(publicConfig(s)) // configuration is fixed for the process's life
   const routes = [

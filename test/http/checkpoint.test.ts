@@ -27,6 +27,12 @@ describe('with the checkpoint worker (the default)', () => {
   beforeAll(async () => { s = await startServer(); await s.setupAdmin() })
   afterAll(async () => { await s.cleanup() })
 
+  const gauge = async () => Number(/^taskgate_checkpoint_worker (\d)$/m.exec((await s.get('/metrics')).text)?.[1])
+
+  test('an idle gateway has no checkpoint worker: it starts with the write load', async () => {
+    expect(await gauge()).toBe(0)
+  })
+
   test('both write-ahead logs are copied into their databases shortly after a few tasks commit', async () => {
     await runTasks(s, 5)
     for (const db of ['taskgate.db', 'ipfs.db']) {
@@ -38,5 +44,6 @@ describe('with the checkpoint worker (the default)', () => {
       // (10,000), so only the worker can have copied them.
       expect(w.mxFrame).toBeLessThan(10_000)
     }
+    expect(await gauge()).toBe(1)
   })
 })

@@ -1,9 +1,18 @@
 // src/lib/keccak.ts against viem's keccak256: the same digest for any bytes and any UTF-8 text.
 import { expect, test } from 'bun:test'
 import { keccak256 as viemKeccak, stringToBytes } from 'viem'
-import { keccak256 } from '../../src/lib/keccak'
+import { keccak256, keccakReady } from '../../src/lib/keccak'
 
-test('bytes of every length from 0 to 600, and a few large ones, hash as viem hashes them', () => {
+test('hashes asked for before the WebAssembly module is loaded are right too (and start its loading)', async () => {
+  expect(keccak256('early')).toBe(viemKeccak(stringToBytes('early')))
+  await keccakReady()
+  expect(keccak256('early')).toBe(viemKeccak(stringToBytes('early')))
+})
+
+// The tests below run after the first one awaited keccakReady(): on the WebAssembly keccak.
+
+test('bytes of every length from 0 to 600, and a few large ones, hash as viem hashes them', async () => {
+  await keccakReady()
   const lengths = [...Array.from({ length: 601 }, (_, i) => i), 1087, 1088, 1089, 4096, 20_000]
   for (const n of lengths) {
     const b = crypto.getRandomValues(new Uint8Array(n))
