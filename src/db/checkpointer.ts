@@ -8,7 +8,7 @@
 // automatic checkpoint does it all, as before.
 //
 // The worker (a second JavaScript VM, ~3 MB) starts once there is write load: when a write-ahead
-// log has grown by `startBytes` since start (checked every second), or at once when a log is
+// log has grown by `startBytes` since start (checked every `intervalMs`, two stat calls), or at once when a log is
 // already that large (a busy process that did not stop cleanly). An idle gateway does not carry it.
 import { statSync } from 'node:fs'
 import { workerUrl } from '../lib/worker-url'
@@ -25,7 +25,7 @@ export class Checkpointer {
   start(): void {
     const base = this.paths.map(walSize)
     if (base.some((n) => n >= this.startBytes)) { this.spawn(); return }
-    this.watch = setInterval(() => { if (this.paths.some((p, i) => walSize(p) - base[i]! >= this.startBytes)) this.spawn() }, 1000)
+    this.watch = setInterval(() => { if (this.paths.some((p, i) => walSize(p) - base[i]! >= this.startBytes)) this.spawn() }, this.intervalMs)
     this.watch.unref?.()
   }
 
