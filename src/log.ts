@@ -120,7 +120,8 @@ const isoNow = (): string => {
 function requestLineWriter(write: (line: string) => void): RequestLine {
   return (method, route, status, ms, requestId) => {
     const m = METHODS.has(method) ? `"${method}"` : JSON.stringify(method).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    write(['{"level":"info","time":"', isoNow(), '","method":', m, ',"route":"', route, '","status":', String(status), ',"ms":', String(Math.round(ms * 100) / 100), ',"requestId":"', requestId, '","msg":"request"}\n'].join(''))
+    // A template (a rope the latin1 copy flattens), not an array joined: a seventh of the cost.
+    write(`{"level":"info","time":"${isoNow()}","method":${m},"route":"${route}","status":${status},"ms":${Math.round(ms * 100) / 100},"requestId":"${requestId}","msg":"request"}\n`)
   }
 }
 
