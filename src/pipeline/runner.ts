@@ -61,14 +61,21 @@ export class PipelineRunner {
 
   task(id: string): TaskRow | null { return this.store.get(id) }
 
-  /** Runs stages 1–2 for a freshly inserted task inside the caller's transaction. */
-  admit(task: TaskRow, agent: AgentRow): TaskRow {
+  /**
+   * Runs stages 1–2 for a freshly inserted task inside the caller's transaction; when both pass,
+   * their fields go in one UPDATE and their events in one INSERT (commitAll), as for stages 3–8.
+   */
+  admit(inserted: TaskRow, agent: AgentRow): TaskRow {
+    const done: Done[] = []
+    let task = inserted // what the next stage reads
     for (const stage of [policy, debit]) {
       const r = stage.sync!({ task, agent, s: this.s })
-      if (r.fail) return this.commitFailure(task, stage, r.fail)
-      if (r.hold) return this.commit(task, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold.reason, ...r.detail }, apply: r.apply }, 'held')
-      task = this.commit(task, stage, r)
+      if (r.fail) return this.commitFailure(this.commitAll(inserted, done), stage, r.fail)
+      if (r.hold) return this.commit(this.commitAll(inserted, done), stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold.reason, ...r.detail }, apply: r.apply }, 'held')
+      done.push({ stage, r, at: this.s.clock.now() })
+      task = { ...task, ...r.patch } as TaskRow
     }
+    task = this.commitAll(inserted, done)
     this.s.jobs.enqueue('task.run', { taskId: task.id }, { dedupeKey: `task:${task.id}`, maxAttempts: 10 })
     return task
   }

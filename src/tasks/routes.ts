@@ -69,7 +69,7 @@ export function taskRoutes(s: Services) {
         if (paid) set.headers['x-payment-response'] = paid.header
         let submitted
         try {
-          submitted = s.tasks.submit(auth, body, idempotencyKey)
+          submitted = await s.tasks.submit(auth, body, idempotencyKey)
         } catch (e) {
           // lost a race for the last credits after the gate: answer with the payment requirements too
           if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, e.extra.needed as number, e.extra.balance as number)

@@ -47,10 +47,21 @@ export class TaskService {
   }
 
   /**
-   * Inserts the task and runs stages 1–2 in one transaction. `o.diagnostic` (a free test run) is
-   * set only by testRun(), never from client input.
+   * Inserts the task and runs stages 1–2 in one transaction, committed together with concurrent
+   * writes (the group commit: under load, submits share their COMMIT with each other and with the
+   * pipeline's commits instead of writing the log once each). Refusals (validation, idempotency
+   * conflict, credits) reject the promise; nothing of the refused submit is written.
    */
-  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean } = {}): { task: TaskRow; replayed: boolean } {
+  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null): Promise<{ task: TaskRow; replayed: boolean }> {
+    const write = this.prepareSubmit(p, input, idempotencyKey, {})
+    return this.s.group.run(write)
+  }
+
+  /**
+   * Checks a submit and returns its write (to run inside a transaction). `o.diagnostic` (a free
+   * test run) is set only by testRun(), never from client input.
+   */
+  private prepareSubmit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean }): () => { task: TaskRow; replayed: boolean } {
     if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
     assertActsFor(p, input.agentId)
     const agent = this.s.agents.owned(p.operator.id, input.agentId)
@@ -61,8 +72,7 @@ export class TaskService {
     if (!provider) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
     if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
     const hash = requestHash(input)
-    const now = this.s.clock.now()
-    return this.s.db.$client.transaction(() => {
+    return () => {
       if (idempotencyKey) { // a concurrent twin may have won since replay() looked
         const prior = this.q.byIdempotencyKey.get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
         if (prior) {
@@ -70,13 +80,14 @@ export class TaskService {
           return { task: this.s.pipeline.task(prior.id)!, replayed: true }
         }
       }
+      const now = this.s.clock.now()
       const task = this.s.pipeline.store.insert({
         id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: hash, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
       })
       return { task: this.s.pipeline.admit(task, agent), replayed: false }
-    })()
+    }
   }
 
   costOf(taskType: string): number { return this.s.config.taskCost[taskType] ?? this.s.config.taskCost.default ?? 1 }
@@ -90,7 +101,7 @@ export class TaskService {
       : 'Diagnostic run. TaskGate checks that this agent can run a task end to end. The result is verified, stored on IPFS, attested and signed.')
     return this.s.db.$client.transaction(() => {
       const key = this.s.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
-      return this.submit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true }).task
+      return this.prepareSubmit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true })().task
     })()
   }
 
