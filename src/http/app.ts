@@ -132,7 +132,7 @@ export function createHttp(o: HttpOptions) {
       // else a multipart body is refused before anything is read.
       if (isUpload(request)) return null
       if (contentType?.startsWith('multipart/form-data')) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'multipart/form-data is accepted only by upload routes; send JSON')
-      const text = Buffer.from(await readLimited(request, o.jsonBodyLimit)).toString('utf8')
+      const text = await readText(request, o.jsonBodyLimit)
       if (text.trim() === '') return null
       try {
         return JSON.parse(text)
@@ -289,6 +289,17 @@ function problemCodeOf(e: Record<string, any>, depth = 0): string | null {
     }
   }
   return null
+}
+
+/**
+ * A JSON body as text. With a declared length (already checked against the limit before anything
+ * was read; HTTP framing stops the body there) Bun reads it natively; a chunked body is read as a
+ * stream and cut at the limit.
+ */
+async function readText(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) <= limit) return request.text()
+  return Buffer.from(await readLimited(request, limit)).toString('utf8')
 }
 
 /** Reads a request body, failing with 413 once it grows past `limit` bytes. */
