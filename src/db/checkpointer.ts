@@ -8,8 +8,9 @@
 // automatic checkpoint does it all, as before.
 //
 // The worker (a second JavaScript VM, ~3 MB) starts once there is write load: when a write-ahead
-// log has grown by `startBytes` since start (checked every `intervalMs`, two stat calls), or at once when a log is
-// already that large (a busy process that did not stop cleanly). An idle gateway does not carry it.
+// log has grown by `startBytes` since start (checked every `intervalMs`, one stat call per log), or
+// at once when a log is already that large (a busy process that did not stop cleanly). An idle
+// gateway does not carry it.
 import { statSync } from 'node:fs'
 import { workerUrl } from '../lib/worker-url'
 
