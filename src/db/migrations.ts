@@ -12,6 +12,7 @@ import m0006 from '../../migrations/0006_lists.sql' with { type: 'text' }
 import m0007 from '../../migrations/0007_proof_index.sql' with { type: 'text' }
 import m0008 from '../../migrations/0008_partial_hash_indexes.sql' with { type: 'text' }
 import m0009 from '../../migrations/0009_pioneer_totals.sql' with { type: 'text' }
+import m0010 from '../../migrations/0010_guardrail_counters.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -24,6 +25,7 @@ export const sqlByTag: Record<string, string> = {
   '0007_proof_index': m0007,
   '0008_partial_hash_indexes': m0008,
   '0009_pioneer_totals': m0009,
+  '0010_guardrail_counters': m0010,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

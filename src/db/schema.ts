@@ -310,6 +310,29 @@ export const pioneerTotals = sqliteTable('pioneer_totals', {
   points: integer('points').notNull().default(0),
 })
 
+/**
+ * Credits each operator spent per UTC day (`day`: days since 1970): task and direct-compute debits
+ * minus their refunds, kept by a trigger on ledger_entries (migration 0010). maxCreditsPerDay
+ * reads one row instead of adding up the operator's ledger on every submit.
+ */
+export const creditSpendDaily = sqliteTable('credit_spend_daily', {
+  operatorId: text('operator_id').notNull(),
+  day: integer('day').notNull(),
+  credits: integer('credits').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.operatorId, t.day] })])
+
+/**
+ * Admitted tasks per operator and minute (`minute`: minutes since 1970): every task but system
+ * records and those stage 1 refused, kept by triggers on tasks (migration 0010). maxTasksPerHour
+ * adds up the minutes of the window instead of counting the operator's tasks on every submit;
+ * rows older than the window are pruned daily.
+ */
+export const taskAdmittedMinutes = sqliteTable('task_admitted_minutes', {
+  operatorId: text('operator_id').notNull(),
+  minute: integer('minute').notNull(),
+  n: integer('n').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.operatorId, t.minute] })])
+
 // Mock USDC: balances in base units (6 decimals) keyed by lower-case address, and every movement.
 export const usdcBalances = sqliteTable('usdc_balances', {
   address: text('address').primaryKey(),

@@ -41,6 +41,8 @@ export const DEFAULT_GUARDRAILS: GuardrailConfig = {
 export const ACTIVATION_DELAY_MS = 30_000
 export const WRITE_INTERVAL_MS = 10_000
 const HOUR_MS = 3_600_000
+/** A task maxTasksPerHour counts (the predicate of the task_admitted_minutes triggers, migration 0010). */
+const ADMITTED = "task_type != 'system' AND NOT (status = 'FAILED' AND coalesce(failure_code, '') IN ('GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE') AND stage <= 1)"
 const DAY_MS = 86_400_000
 
 /** A config as answered: never the secret, only whether one is set. */
@@ -65,9 +67,16 @@ export class GuardrailStore {
       write: db.prepare(`INSERT INTO operator_guardrails (operator_id, current, pending, activates_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
         ON CONFLICT(operator_id) DO UPDATE SET current = excluded.current, pending = excluded.pending, activates_at = excluded.activates_at, updated_at = excluded.updated_at`),
       activate: db.prepare('UPDATE operator_guardrails SET current = pending, pending = NULL, activates_at = NULL WHERE operator_id = ?1 AND pending IS NOT NULL AND activates_at <= ?2'),
-      // Admitted tasks: everything but those stage 1 refused (and system tasks).
-      tasksSince: db.prepare("SELECT count(*) AS n FROM tasks WHERE operator_id = ?1 AND created_at > ?2 AND id != ?3 AND task_type != 'system' AND NOT (status = 'FAILED' AND failure_code IN ('GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE') AND stage <= 1)"),
-      spentSince: db.prepare("SELECT coalesce(-sum(delta), 0) AS n FROM ledger_entries WHERE operator_id = ?1 AND created_at >= ?2 AND reason IN ('task_debit', 'compute_debit', 'task_refund', 'compute_refund')"),
+      // Admitted tasks (everything but those stage 1 refused, and system tasks) created after ?2,
+      // other than ?3: the minutes after ?2's minute (?4) from the counters the task triggers keep
+      // (migration 0010), plus ?2's own minute counted exactly, minus ?3 when it is counted. The
+      // cost is bounded by one minute of the operator's tasks, however many the hour holds.
+      tasksSince: db.prepare(`SELECT
+        (SELECT coalesce(sum(n), 0) FROM task_admitted_minutes WHERE operator_id = ?1 AND minute > ?4)
+        + (SELECT count(*) FROM tasks WHERE operator_id = ?1 AND created_at > ?2 AND created_at < (?4 + 1) * 60000 AND ${ADMITTED})
+        - (SELECT count(*) FROM tasks WHERE id = ?3 AND operator_id = ?1 AND created_at > ?2 AND ${ADMITTED}) AS n`),
+      // Kept by a trigger on the ledger (migration 0010): one row, not a sum over the operator's ledger.
+      spentOnDay: db.prepare('SELECT coalesce((SELECT credits FROM credit_spend_daily WHERE operator_id = ?1 AND day = ?2), 0) AS n'),
     }
     jobs.register('guardrails.activate', (p: { operatorId: string }) => this.activate(p.operatorId))
   }
@@ -137,6 +146,11 @@ export class GuardrailStore {
     return m
   }
 
+  /** The operator's admitted tasks created after `since` (ms), other than `exceptId` (maxTasksPerHour). */
+  admittedSince(operatorId: string, since: number, exceptId: string): number {
+    return (this.q.tasksSince.get(operatorId, since, exceptId, Math.floor(since / 60_000)) as { n: number }).n
+  }
+
   /**
    * Stage 1: why the active config refuses this task, or null. Linear in the prompt and the patterns.
    * A direct compute request is checked the same way with `countTasks: false`: maxTasksPerHour
@@ -158,11 +172,11 @@ export class GuardrailStore {
     }
     const now = this.clock.now()
     if (g.maxTasksPerHour !== null && opts.countTasks !== false) {
-      const n = (this.q.tasksSince.get(task.operatorId, now - HOUR_MS, task.id) as { n: number }).n
+      const n = this.admittedSince(task.operatorId, now - HOUR_MS, task.id)
       if (n >= g.maxTasksPerHour) return `maxTasksPerHour (${g.maxTasksPerHour}) reached: ${n} task(s) in the last 60 minutes`
     }
     if (g.maxCreditsPerDay !== null && !task.diagnostic) {
-      const spent = (this.q.spentSince.get(task.operatorId, now - (now % DAY_MS)) as { n: number }).n
+      const spent = (this.q.spentOnDay.get(task.operatorId, Math.floor(now / DAY_MS)) as { n: number }).n
       const cost = this.costOf(task.taskType)
       if (spent + cost > g.maxCreditsPerDay) return `maxCreditsPerDay (${g.maxCreditsPerDay}) would be exceeded: ${spent} spent today (UTC) + ${cost} for this task`
     }
