@@ -12,18 +12,20 @@ export const bucketOf = (latencyMs: number): number => Math.floor(BUCKETS_PER_DO
 export const bucketMiddle = (b: number): number => Math.round(2 ** ((b + 0.5) / BUCKETS_PER_DOUBLING) * 100) / 100
 
 /**
- * The p-th percentile (0 < p ≤ 1) of the latencies counted in `counts` (bucket → count), by the
- * nearest-rank method: the bucket holding the ceil(p·n)-th smallest value. Null when empty.
+ * Percentiles (each 0 < p ≤ 1, ascending) of the latencies counted in rows[from..to) — [key,
+ * bucket, count] rows with buckets ascending — by the nearest-rank method: the middle of the
+ * bucket holding the ceil(p·n)-th smallest value. Nulls when the rows count nothing.
  */
-export function percentile(counts: Map<number, number>, p: number): number | null {
+export function percentiles(rows: readonly (readonly [unknown, number, number])[], from: number, to: number, ps: readonly number[]): (number | null)[] {
   let n = 0
-  for (const c of counts.values()) n += c
-  if (n <= 0) return null
-  const rank = Math.max(1, Math.ceil(p * n))
+  for (let i = from; i < to; i++) n += rows[i]![2]
+  const out: (number | null)[] = ps.map(() => null)
+  if (n <= 0) return out
   let seen = 0
-  for (const b of [...counts.keys()].sort((a, z) => a - z)) {
-    seen += counts.get(b)!
-    if (seen >= rank) return bucketMiddle(b)
+  let k = 0
+  for (let i = from; i < to && k < ps.length; i++) {
+    seen += rows[i]![2]
+    while (k < ps.length && seen >= Math.max(1, Math.ceil(ps[k]! * n))) out[k++] = bucketMiddle(rows[i]![1])
   }
-  return null
+  return out
 }
