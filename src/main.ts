@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
       const { startServer } = await import('./server')
       const config = loadConfig(flags)
       const server = await startServer(config)
-      // The binary starts with the JIT 1000× more reluctant (scripts/build.sh, --compile-jit-policy):
+      // The binary starts with the JIT 1000× more reluctant (scripts/build.ts, compile.jitPolicy):
       // start-up code runs once, and compiling it cost time and memory (docs/performance.md,
       // Start-up). From here on the normal policy: request and pipeline code is compiled as usual.
       Bun.unsafe.setJITPolicy(1)

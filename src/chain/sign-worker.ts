@@ -3,7 +3,7 @@
 // in the first message, and the worker answers `ready` once it can sign.
 import { signTypedDataCached } from './typed-data'
 
-Bun.unsafe.setJITPolicy(1) // signing is hot code: the normal JIT policy, whatever the binary started with (scripts/build.sh)
+Bun.unsafe.setJITPolicy(1) // signing is hot code: the normal JIT policy, whatever the binary started with (scripts/build.ts)
 declare const self: Worker
 let privateKey: `0x${string}` | null = null
 

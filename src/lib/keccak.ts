@@ -1,14 +1,19 @@
-// keccak-256 for the hashes the pipeline computes on the main thread for every task (verification
-// record, prompt and output, the state-root chain, the attestation's salt and UID). hash-wasm's
-// WebAssembly keccak gives the same digests as viem's (@noble/hashes, pure JavaScript) 6–13 times
-// faster (32 B: 6.5 → 1.0 µs; 2 kB: 78 → 6 µs): about a tenth of the main thread's time per task
-// went to keccak. test/unit/keccak.test.ts checks equality with viem on inputs of 0 B to 20 kB.
+// keccak-256 through hash-wasm's WebAssembly keccak: the same digests as @noble/hashes (pure
+// JavaScript, what viem uses) 6–13 times faster (32 B: 6.5 → 1.0 µs; 2 kB: 78 → 6 µs). Used for
+// the hashes the pipeline computes for every task (verification record, prompt and output, the
+// state-root chain, the attestation's salt and UID) and, in the compiled binary, by viem itself:
+// scripts/build.ts points viem's keccak256 at keccakBytes (src/lib/viem-keccak.ts), so EIP-712
+// hashing on the signing worker uses it too. test/unit/keccak.test.ts checks equality with noble
+// on inputs of 0 B to 20 kB.
 //
 // The WebAssembly module is compiled at the first hash, not at start (compiling it brought ~3 MB of
 // the runtime's WebAssembly code into memory, for a gateway that may sit idle); hashes asked for
-// before it is ready are computed by viem's keccak, which gives the same digests.
+// before it is ready are computed by noble's keccak, which gives the same digests.
+import { keccak_256 as jsKeccak } from '@noble/hashes/sha3'
+import { bytesToHex } from '@noble/hashes/utils'
 import { createKeccak, type IHasher } from 'hash-wasm'
-import { keccak256 as jsKeccak256, stringToBytes, type Hex } from 'viem'
+
+type Hex = `0x${string}`
 
 let hasher: IHasher | null = null // one instance: every call runs to completion synchronously
 let loading: Promise<void> | null = null
@@ -18,11 +23,22 @@ export function keccakReady(): Promise<void> {
   return (loading ??= createKeccak(256).then((h) => { hasher = h }))
 }
 
-/** keccak256 of bytes, or of the UTF-8 bytes of a string (not hex: use hexBytes for that). */
+/** keccak256 of bytes, or of the UTF-8 bytes of a string, as 32 bytes (a new array). */
+export function keccakBytes(data: Uint8Array | string): Uint8Array {
+  if (!hasher) {
+    void keccakReady()
+    return jsKeccak(data)
+  }
+  hasher.init()
+  hasher.update(data)
+  return hasher.digest('binary')
+}
+
+/** keccak256 of bytes, or of the UTF-8 bytes of a string (not hex: use hexToBytes for that). */
 export function keccak256(data: Uint8Array | string): Hex {
   if (!hasher) {
     void keccakReady()
-    return jsKeccak256(typeof data === 'string' ? stringToBytes(data) : data)
+    return `0x${bytesToHex(jsKeccak(data))}`
   }
   hasher.init()
   hasher.update(data)

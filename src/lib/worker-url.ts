@@ -2,7 +2,7 @@
 //
 // From source, `src/<path>` next to this file's folder. In the binary every module's
 // import.meta.url is the executable itself (/$bunfs/root/taskgate; B:/~BUN/root/ on Windows) and
-// each worker, an extra entry point of `bun build --compile` (scripts/build.sh), is embedded at its
+// each worker, an extra entry point of the compiled build (scripts/build.ts), is embedded at its
 // path relative to src/. A wrong path only shows when the worker gets its first message.
 const COMPILED = import.meta.url.includes('/$bunfs/') || import.meta.url.includes('/~BUN/')
 

@@ -1,10 +1,13 @@
-// src/lib/keccak.ts against viem's keccak256: the same digest for any bytes and any UTF-8 text.
+// src/lib/keccak.ts against viem's keccak256 (@noble/hashes): the same digest for any bytes and any
+// UTF-8 text, as hex and as bytes (keccakBytes is what viem's keccak256 calls in the compiled binary).
 import { expect, test } from 'bun:test'
 import { keccak256 as viemKeccak, stringToBytes } from 'viem'
-import { keccak256, keccakReady } from '../../src/lib/keccak'
+import { keccak256, keccakBytes, keccakReady } from '../../src/lib/keccak'
+import { keccak_256 as viemKeccakInBinary } from '../../src/lib/viem-keccak'
 
 test('hashes asked for before the WebAssembly module is loaded are right too (and start its loading)', async () => {
   expect(keccak256('early')).toBe(viemKeccak(stringToBytes('early')))
+  expect(keccakBytes(stringToBytes('early'))).toEqual(viemKeccak(stringToBytes('early'), 'bytes'))
   await keccakReady()
   expect(keccak256('early')).toBe(viemKeccak(stringToBytes('early')))
 })
@@ -17,6 +20,7 @@ test('bytes of every length from 0 to 600, and a few large ones, hash as viem ha
   for (const n of lengths) {
     const b = crypto.getRandomValues(new Uint8Array(n))
     expect(keccak256(b)).toBe(viemKeccak(b))
+    expect(viemKeccakInBinary(b)).toEqual(viemKeccak(b, 'bytes'))
   }
 })
 
@@ -45,4 +49,18 @@ test('the pipeline hashes built on it equal their viem formulations', async () =
     ['uint16', 'bytes', 'address', 'address', 'uint64', 'uint64', 'bool', 'bytes32', 'bytes', 'bytes32', 'uint32'],
     [m.version, toHex(m.schema), m.recipient, zeroAddress, m.time, m.expirationTime, m.revocable, m.refUID, m.data, m.salt, 0],
   )))
+})
+
+test('keccakBytes answers a new array each call (viem may keep or change the bytes it gets)', () => {
+  const a = keccakBytes('one')
+  const copy = a.slice()
+  keccakBytes('two')
+  expect(a).toEqual(copy)
+  expect(keccakBytes('one')).not.toBe(a)
+})
+
+test('viem still takes its keccak from @noble/hashes/sha3 (the import scripts/build.ts redirects)', async () => {
+  const file = Bun.resolveSync('viem', import.meta.dir).replace(/_cjs[\\/]index\.js$|_esm[\\/]index\.js$/, '_esm/utils/hash/keccak256.js')
+  const text = await Bun.file(file).text()
+  expect(text).toMatch(/import \{ keccak_256 \} from '@noble\/hashes\/sha3(\.js)?';/)
 })

@@ -1,0 +1,49 @@
+// The single executable dist/taskgate: src/main.ts and the two worker entry points, with the
+// migrations and the admin console (dist/ui, built first by scripts/build.sh) embedded.
+//   bun scripts/build.ts [outfile]
+// jitPolicy 1000: the JIT waits 1000× longer before compiling while the server starts (code that
+// runs once); `serve` restores the normal policy once it listens (src/main.ts).
+// One import is redirected: viem's keccak256 takes `keccak_256` from src/lib/viem-keccak.ts (the
+// WebAssembly keccak, same digests) instead of @noble/hashes' pure-JavaScript one, which was about
+// three quarters of viem's EIP-712 struct hashing (docs/performance.md).
+import type { BunPlugin } from 'bun'
+import { resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '..')
+const outfile = process.argv[2] ?? 'dist/taskgate'
+
+const viemKeccak: BunPlugin = {
+  name: 'viem-keccak',
+  setup(build) {
+    let redirected = 0
+    build.onResolve({ filter: /^@noble\/hashes\/sha3(\.js)?$/ }, (args) => {
+      if (!/[\\/]viem[\\/]_esm[\\/]utils[\\/]hash[\\/]keccak256\.js$/.test(args.importer)) return undefined
+      redirected++
+      return { path: resolve(ROOT, 'src/lib/viem-keccak.ts') }
+    })
+    build.onEnd(() => {
+      // viem moved its keccak import: fail loudly rather than ship the slow path unnoticed.
+      if (redirected === 0) throw new Error('scripts/build.ts: viem\'s keccak256 import of @noble/hashes/sha3 was not found')
+    })
+  },
+}
+
+const result = await Bun.build({
+  entrypoints: ['src/main.ts', 'src/chain/sign-worker.ts', 'src/db/checkpoint-worker.ts'].map((p) => resolve(ROOT, p)),
+  root: resolve(ROOT, 'src'), // workers are embedded at their path under src/ (src/lib/worker-url.ts)
+  format: 'esm',
+  minify: true,
+  bytecode: true,
+  plugins: [viemKeccak],
+  compile: {
+    outfile: resolve(ROOT, outfile),
+    assets: ['dist/ui', 'migrations'],
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+    jitPolicy: 1000,
+  },
+})
+if (!result.success) {
+  for (const m of result.logs) console.error(m)
+  process.exit(1)
+}
