@@ -23,10 +23,14 @@ export function keccakReady(): Promise<void> {
   return (loading ??= createKeccak(256).then((h) => { hasher = h }))
 }
 
-/** keccak256 of bytes, or of the UTF-8 bytes of a string, as 32 bytes (a new array). */
-export function keccakBytes(data: Uint8Array | string): Uint8Array {
+/**
+ * keccak256 of bytes, or of the UTF-8 bytes of a string, as 32 bytes (a new array). With
+ * `startLoading` false a hash before the module is ready does not start loading it: viem hashes at
+ * start-up (addresses, the schema UID), which must not pull the module into an idle gateway.
+ */
+export function keccakBytes(data: Uint8Array | string, startLoading = true): Uint8Array {
   if (!hasher) {
-    void keccakReady()
+    if (startLoading) void keccakReady()
     return jsKeccak(data)
   }
   hasher.init()
