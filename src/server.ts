@@ -77,6 +77,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     // Body limits are ours (problem+json 413 on the declared length, or while streaming), so Bun's own
     // cap, which answers an empty 413, sits far above them. Bun does not buffer a body nobody reads.
     port: config.port, hostname: config.host, maxRequestBodySize: 2 ** 40, idleTimeout: config.idleTimeoutSeconds,
+    routes: http.routes,
     fetch: (req, srv) => http.fetch(req, srv),
     error: () => new Response('internal error', { status: 500 }),
   })

@@ -154,8 +154,8 @@ export function createHttp(o: HttpOptions) {
 
   // GET routes without path parameters or a query schema (health, configuration, the caller's own
   // records …) are answered without Elysia's router and lifecycle: same authentication, handler and
-  // problem answers, a third less time per request (docs/performance.md). Only exact paths without
-  // a query string take it; anything else goes through Elysia.
+  // problem answers, a third less time per request (docs/performance.md). Bun's router matches
+  // their exact paths (`routes` below); anything else goes through Elysia.
   const direct = new Map<string, RouteDef>()
   for (const def of o.routes) if (def.method === 'GET' && !def.path.includes(':') && !def.params && !def.query && !def.body && !def.upload) direct.set(def.path, def)
 
@@ -197,7 +197,10 @@ export function createHttp(o: HttpOptions) {
 
   const reqLog = requestLogger(o.log)
 
-  async function fetch(request: Request, server: { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }): Promise<Response> {
+  type Server = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }
+
+  /** One request: the direct route's handler when Bun's router chose one, else Elysia. */
+  async function serve(request: Request, server: Server, directDef: RouteDef | null): Promise<Response> {
     const t0 = performance.now()
     const sent = request.headers.get('x-request-id')
     let ip: string | undefined
@@ -208,17 +211,18 @@ export function createHttp(o: HttpOptions) {
     }
     requestInfo.set(request, info)
     let res: Response
-    const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
-    // The declared length is checked before anything is read; chunked bodies are cut while streaming.
-    const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
-    const directDef = request.method === 'GET' ? direct.get(pathOnly(request.url)) : undefined
-    if (len > limit) res = problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit })
-    else if (directDef) res = await answerDirect(directDef, request, info.requestId)
+    if (directDef) res = await answerDirect(directDef, request, info.requestId)
     else {
-      res = await app.handle(request)
-      res.headers.set('x-request-id', info.requestId)
-      res.headers.set('x-content-type-options', 'nosniff')
-      htmlHeaders(res)
+      const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
+      // The declared length is checked before anything is read; chunked bodies are cut while streaming.
+      const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
+      if (len > limit) res = problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit })
+      else {
+        res = await app.handle(request)
+        res.headers.set('x-request-id', info.requestId)
+        res.headers.set('x-content-type-options', 'nosniff')
+        htmlHeaders(res)
+      }
     }
     const ms = performance.now() - t0
     const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
@@ -227,7 +231,18 @@ export function createHttp(o: HttpOptions) {
     return res
   }
 
-  return { app, fetch }
+  const fetch = (request: Request, server: Server): Promise<Response> => serve(request, server, null)
+
+  /**
+   * The direct routes for Bun.serve's `routes`: Bun matches their paths natively, so these requests
+   * never build a URL string or look a path up here. A query string still reaches them (none of
+   * them reads one); HEAD is answered by Bun as GET without the body; anything else on these paths
+   * (another method, a trailing slash) goes to `fetch` and Elysia as before.
+   */
+  const routes: Record<string, { GET: (request: Request, server: Server) => Promise<Response> }> = {}
+  for (const [path, def] of direct) routes[path] = { GET: (request, server) => serve(request, server, def) }
+
+  return { app, fetch, routes }
 }
 
 type HandlerSet = { status?: number | string; headers: Record<string, string | number> }
@@ -240,13 +255,6 @@ function htmlHeaders(res: Response): Response {
     res.headers.set('x-frame-options', 'DENY')
   }
   return res
-}
-
-/** The path of an absolute request URL when it has no query string (else '': not a direct route). */
-function pathOnly(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0 || url.includes('?', start)) return ''
-  return url.slice(start)
 }
 
 /** A handler's result as Elysia would answer it: a Response as is (plus set headers), JSON, or text. */

@@ -28,6 +28,22 @@ describe('health', () => {
     expect(c.headers.get('x-request-id')).not.toBe('bad id with spaces')
     expect(c.body.requestId).toBe(c.headers.get('x-request-id'))
   })
+
+  test('routes answered by Bun\'s router (exact GET paths) take a query string and HEAD; other methods and paths still reach the full router', async () => {
+    const q = await s.get('/healthz?probe=1', { headers: { 'x-request-id': 'probe-1' } })
+    expect(q.status).toBe(200)
+    expect(q.body).toMatchObject({ status: 'ok' })
+    expect(q.headers.get('x-request-id')).toBe('probe-1')
+    expect(q.headers.get('x-content-type-options')).toBe('nosniff')
+    const head = await fetch(`${s.url}/healthz`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await head.text()).toBe('')
+    expectProblem(await s.post('/healthz', {}), 405)
+    const me = await s.get('/api/v1/auth/me?x=1', { token: admin })
+    expect(me.status).toBe(200)
+    expectProblem(await s.get('/api/v1/auth/me?x=1'), 401)
+  })
 })
 
 describe('metrics', () => {
