@@ -33,7 +33,7 @@ export class Checkpointer {
   private spawn(): void {
     this.clearWatch()
     try {
-      const w = new Worker(workerUrl('db/checkpoint-worker.ts'))
+      const w = new Worker(workerUrl('db/checkpoint-worker.ts'), { smol: true }) // small heap: it only runs PRAGMAs
       w.onerror = () => { this.worker = null; this.onFail('the checkpoint worker failed') } // the commits' own automatic checkpoints carry on
       w.postMessage({ start: { paths: this.paths, intervalMs: this.intervalMs } })
       ;(w as Worker & { unref(): void }).unref()
