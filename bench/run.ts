@@ -539,10 +539,13 @@ async function main(): Promise<void> {
       if (v.errors) checks.push({ name: `lists ${v.name}: errors/non-2xx`, value: String(v.errors), limit: '0', pass: false })
     }
   }
-  if (soak) {
+  if (soak && soak.rows.length < 2) log('soak: one minute has nothing to compare with; the drift goals need --soak 2 or more')
+  if (soak && soak.rows.length >= 2) {
     const last = soak.rows[soak.rows.length - 1]!
     checks.push({ name: `soak ${soak.minutes} min: submit p50, last minute ÷ first`, value: `${f(soak.submitDrift, 2)}× (${f(soak.rows[0]!.submit.p50Ms, 2)} → ${f(last.submit.p50Ms, 2)} ms)`, limit: `≤ ${SOAK_MAX_DRIFT}×`, pass: soak.submitDrift <= SOAK_MAX_DRIFT })
     checks.push({ name: `soak ${soak.minutes} min: list p50, last minute ÷ first`, value: `${f(soak.listDrift, 2)}× (${f(soak.rows[0]!.list.p50Ms, 2)} → ${f(last.list.p50Ms, 2)} ms)`, limit: `≤ ${SOAK_MAX_DRIFT}×`, pass: soak.listDrift <= SOAK_MAX_DRIFT })
+  }
+  if (soak) {
     const failed = soak.rows.reduce((n, r) => n + r.failures, 0)
     checks.push({ name: `soak ${soak.minutes} min: failed requests`, value: String(failed), limit: '0', pass: failed === 0 })
   }
