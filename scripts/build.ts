@@ -1,6 +1,6 @@
 // The single executable dist/taskgate: src/main.ts and the two worker entry points, with the
 // migrations and the admin console (dist/ui, built first by scripts/build.sh) embedded.
-//   bun scripts/build.ts [outfile]
+//   bun scripts/build.ts [outfile]      (TASKGATE_BUILD_MINIFY=0: readable names in CPU profiles)
 // jitPolicy 1000: the JIT waits 1000× longer before compiling while the server starts (code that
 // runs once); `serve` restores the normal policy once it listens (src/main.ts).
 // One import is redirected: viem's keccak256 takes `keccak_256` from src/lib/viem-keccak.ts (the
@@ -32,7 +32,7 @@ const result = await Bun.build({
   entrypoints: ['src/main.ts', 'src/chain/sign-worker.ts', 'src/db/checkpoint-worker.ts'].map((p) => resolve(ROOT, p)),
   root: resolve(ROOT, 'src'), // workers are embedded at their path under src/ (src/lib/worker-url.ts)
   format: 'esm',
-  minify: true,
+  minify: process.env.TASKGATE_BUILD_MINIFY !== '0',
   bytecode: true,
   plugins: [viemKeccak],
   compile: {

@@ -30,16 +30,17 @@ import { systemRoutes, VERSION } from './system/routes'
 import { loadUiAssets, uiResponse } from './ui-assets'
 
 /**
- * Every route, and the OpenAPI document built from them here, once, at start-up: before Elysia
- * compiles anything and from copies of the schemas, so it does not depend on what requests came first.
+ * Every route, and the OpenAPI document built from them at its first request (~35 ms of CPU that
+ * start-up no longer pays; docs/performance.md). It is built from copies of the schemas, which
+ * nothing mutates, so it does not depend on what requests came first (test/http/openapi.test.ts).
  */
 export function allRoutes(s: Services, consolePage: ConsolePage = () => new Response(null, { status: 404 })): RouteDef[] {
   const routes: RouteDef[] = []
-  let openapi: Uint8Array<ArrayBuffer> = new Uint8Array(0)
-  routes.push(...systemRoutes(s, () => openapi), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...explorerRoutes(s, consolePage), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
+  let openapi: Uint8Array<ArrayBuffer> | null = null
   const c = s.config
   // Kept as UTF-8 bytes: ~0.5 MB, half of the string (its descriptions are not all ASCII, so JavaScript would hold it in UTF-16).
-  openapi = Buffer.from(JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm })))
+  const document = () => openapi ??= Buffer.from(JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm })))
+  routes.push(...systemRoutes(s, document), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...explorerRoutes(s, consolePage), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s))
   return routes
 }
 
@@ -72,7 +73,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit, storage: s.storage,
   })
   for (const [path, file] of ui) http.app.get(path, ({ request }) => uiResponse(file, request))
-  http.app.compile()
+  http.app.compile() // once, with the console's routes (createHttp leaves it to its caller)
   const server = Bun.serve({
     // Body limits are ours (problem+json 413 on the declared length, or while streaming), so Bun's own
     // cap, which answers an empty 413, sits far above them. Bun does not buffer a body nobody reads.

@@ -28,6 +28,7 @@ import { JobRunner } from './jobs/runner'
 import { GroupCommitter } from './db/group-commit'
 import { isStorageFull, StorageMonitor } from './db/storage'
 import { Checkpointer } from './db/checkpointer'
+import { writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { KeyService } from './keys/service'
 import type { Logger } from './log'
@@ -149,7 +150,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       const token = s.setup.current()
       if (!token) return
       // Shown on the console on purpose (like PocketBase): whoever runs the server sets it up.
-      process.stderr.write(`\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${s.baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
+      // Straight to fd 2: process.stderr is a Node stream built at its first use (~1–3 ms of start-up).
+      writeSync(2, `\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${s.baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
     },
     setBoundPort: (p) => { port = p },
     ledger, compute, ipfs,

@@ -1,7 +1,7 @@
 // The service signer (secp256k1 key in <dataDir>/keys/signer.key) and the EIP-712 documents it
 // signs: task receipts and EAS offchain attestations. Verification needs nothing but the
 // published address (/.well-known/taskgate-signers) and any EIP-712 library.
-import { encodeAbiParameters, encodePacked, hexToBytes, keccak256 as viemKeccak256, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
+import { encodeAbiParameters, encodePacked, hexToBytes, parseAbiParameters, toHex, verifyTypedData, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { keccak256 } from '../lib/keccak'
 import { workerUrl } from '../lib/worker-url'
@@ -48,10 +48,13 @@ export const EAS_TYPES = {
 
 /** The EAS schema every task attestation uses; its UID is keccak256(schema ‖ resolver ‖ revocable) as EAS's SchemaRegistry computes it. */
 export const TASK_SCHEMA = 'string taskId,string agentId,bytes32 promptHash,bytes32 outputHash,string ipfsCid,bytes32 stateRoot,uint16 verificationScoreBps,bool verified'
-/** Parsed once: parsing the human-readable schema cost more than encoding it. */
-const TASK_SCHEMA_PARAMS = parseAbiParameters(TASK_SCHEMA)
-/** Computed once at load, with viem's keccak: src/lib/keccak's WebAssembly module loads at the first task, not at start. */
-export const TASK_SCHEMA_UID = viemKeccak256(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true]))
+/** Parsed once, at the first attestation: parsing the human-readable schema cost more than encoding it. */
+let taskSchemaParams: ReturnType<typeof parseAbiParameters<typeof TASK_SCHEMA>> | null = null
+/**
+ * keccak256(TASK_SCHEMA ‖ zero resolver ‖ revocable), written out: hashing it at load cost ~3 ms of
+ * start-up (pure-JavaScript keccak before the JIT). test/unit/typed-data.test.ts recomputes it.
+ */
+export const TASK_SCHEMA_UID: Hex = '0x58d80b09785ca082cb6097232d56d49e16024ec1369c5d60237f2892a7abbef0'
 
 export interface SignedTypedData<M> {
   payload: { domain: Record<string, unknown>; types: Record<string, readonly { name: string; type: string }[]>; primaryType: string; message: M }
@@ -193,7 +196,7 @@ export interface ReceiptMessage {
 }
 
 export function encodeTaskAttestationData(d: { taskId: string; agentId: string; promptHash: Hex; outputHash: Hex; ipfsCid: string; stateRoot: Hex; verificationScoreBps: number; verified: boolean }): Hex {
-  return encodeAbiParameters(TASK_SCHEMA_PARAMS, [d.taskId, d.agentId, d.promptHash, d.outputHash, d.ipfsCid, d.stateRoot, d.verificationScoreBps, d.verified])
+  return encodeAbiParameters(taskSchemaParams ??= parseAbiParameters(TASK_SCHEMA), [d.taskId, d.agentId, d.promptHash, d.outputHash, d.ipfsCid, d.stateRoot, d.verificationScoreBps, d.verified])
 }
 
 /** EAS offchain UID (Version 2), as eas-sdk's Offchain.getOffchainUID computes it. */

@@ -193,7 +193,6 @@ export function createHttp(o: HttpOptions) {
     app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) =>
       callHandler(def, c.request, c.params, c.query, c.body, c.principal, c.set as HandlerSet)) as never, hook as never)
   }
-  app.compile()
 
   const reqLog = requestLogger(o.log)
 

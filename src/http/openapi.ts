@@ -1,6 +1,7 @@
-// OpenAPI 3.1 document generated from the route declarations (http/route.ts). It is built once at
-// start-up, from copies of the same enforced schemas Elysia validates with (http/request-schema.ts),
-// so it is the same on every instance with the same configuration whatever requests came first.
+// OpenAPI 3.1 document generated from the route declarations (http/route.ts). It is built once, at
+// its first request, from copies of the same enforced schemas Elysia validates with
+// (http/request-schema.ts), so it is the same on every instance with the same configuration
+// whatever requests came first.
 //
 // Per operation it lists: every status with its problem codes (derived from the declaration —
 // input, credentials, body limits, storage — plus the route's own `errors`), header parameters

@@ -78,7 +78,7 @@ function serviceGauges(s: Services): string[] {
   return lines
 }
 
-/** `openapi`: the document, built once at start-up from every route (server.ts allRoutes). */
+/** `openapi`: the document, built at its first request from every route (server.ts allRoutes). */
 export function systemRoutes(s: Services, openapi: () => Uint8Array<ArrayBuffer>) {
   const tags = ['System']
   const publicConfigJson = JSON.stringify(publicConfig(s)) // configuration is fixed for the process's life

@@ -2,17 +2,18 @@
 // src/db/migrations.ts (a forgotten import fails here, not in production), migrate() is idempotent,
 // and the migrated schema matches the drizzle table definitions.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { migrate as drizzleMigrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { migrate, openDatabase, openDb, type Db } from '../../src/db'
 import { journalEntries, sqlByTag } from '../../src/db/migrations'
 import * as schema from '../../src/db/schema'
 
 const MIGRATIONS = resolve(import.meta.dir, '../../migrations')
 const sqlFiles = readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()
-const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: { idx: number; tag: string; when: number }[] }
+const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { version: string; dialect: string; entries: { idx: number; tag: string; when: number }[] }
 const tagOf = (file: string) => file.slice(0, -'.sql'.length)
 
 let dir: string
@@ -95,6 +96,60 @@ describe('migrate()', () => {
         .filter((i) => i.origin === 'c')
       expect(indexes.map((i) => `${i.name}:${i.unique}`).sort()).toEqual(cfg.indexes.map((i) => `${i.config.name}:${i.config.unique ? 1 : 0}`).sort())
     }
+  })
+})
+
+describe('migrate() and drizzle-orm\'s own migrator', () => {
+  // (the migrations table's CREATE statement differs in layout only: drizzle's is indented over lines)
+  const objects = (d: Db) => (d.$client.query("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as { sql: string | null }[])
+    .map((o) => ({ ...o, sql: o.sql?.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')') }))
+  const recorded = (d: Db) => d.$client.query('SELECT hash, created_at FROM __drizzle_migrations ORDER BY created_at').all()
+  const rows = (d: Db, table: string, except: string[] = []) => (d.$client.query(`SELECT * FROM ${table}`).all() as Record<string, unknown>[])
+    .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !except.includes(k))))).sort()
+  let other: Db
+  let otherDir: string
+  beforeEach(() => { otherDir = mkdtempSync(join(tmpdir(), 'tg-migrations-drizzle-')); other = openDb(otherDir) })
+  afterEach(() => { other.$client.close(); rmSync(otherDir, { recursive: true, force: true }) })
+
+  test('a fresh database: the same schema objects, the same recorded migrations (hash, created_at), the same rows', () => {
+    drizzleMigrate(other, { migrationsFolder: MIGRATIONS })
+    expect(migrate(db)).toBe(journalEntries.length)
+    expect(objects(db).length).toBeGreaterThan(50)
+    expect(objects(db)).toEqual(objects(other))
+    expect(recorded(db)).toEqual(recorded(other))
+    expect(recorded(db)).toHaveLength(journalEntries.length)
+    const tables = (objects(db) as unknown as { type: string; name: string }[]).filter((o) => o.type === 'table' && o.name !== '__drizzle_migrations').map((o) => o.name)
+    for (const t of tables) expect({ t, rows: rows(db, t, ['created_at']) }).toEqual({ t, rows: rows(other, t, ['created_at']) })
+    expect(rows(db, 'tos_versions').length).toBe(1) // the seeded Terms of Service
+  })
+
+  test('a database drizzle migrated up to the one before the last gets only the last, once', () => {
+    const folder = join(otherDir, 'migrations')
+    cpSync(MIGRATIONS, folder, { recursive: true })
+    writeFileSync(join(folder, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, -1) }))
+    drizzleMigrate(other, { migrationsFolder: folder })
+    expect(recorded(other)).toHaveLength(journalEntries.length - 1)
+    expect(migrate(other)).toBe(1)
+    expect(migrate(other)).toBe(0)
+    migrate(db)
+    expect(objects(other)).toEqual(objects(db))
+    expect(recorded(other)).toEqual(recorded(db))
+  })
+
+  test('what it applied, drizzle\'s migrator finds nothing left to apply in', () => {
+    migrate(db)
+    const before = recorded(db)
+    drizzleMigrate(db, { migrationsFolder: MIGRATIONS })
+    expect(recorded(db)).toEqual(before)
+  })
+
+  test('two connections to one database: the second applies nothing', () => {
+    const second = openDb(dir)
+    try {
+      expect(migrate(db)).toBe(journalEntries.length)
+      expect(migrate(second)).toBe(0)
+      expect(recorded(second)).toHaveLength(journalEntries.length)
+    } finally { second.$client.close() }
   })
 })
 

@@ -1,7 +1,7 @@
 // src/chain/typed-data.ts against viem: the same digest and the same signature bytes for the
 // receipt, the EAS attestation and the webhook types, across domains and repeated calls.
 import { expect, test } from 'bun:test'
-import { hashTypedData, keccak256, toHex, zeroAddress } from 'viem'
+import { encodePacked, hashTypedData, keccak256, toHex, zeroAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashTypedDataCached, signTypedDataCached } from '../../src/chain/typed-data'
 import { EAS_TYPES, RECEIPT_TYPES, TASK_SCHEMA_UID, WEBHOOK_FIELDS, WEBHOOK_TYPES } from '../../src/chain/signer'
@@ -41,4 +41,13 @@ test('a value that does not fit its type is refused, as viem refuses it', () => 
   bad.message.promptHash = '0x1234'
   expect(() => hashTypedDataCached(bad as never)).toThrow()
   expect(() => hashTypedData(bad as never)).toThrow()
+})
+
+test('TASK_SCHEMA_UID is keccak256(schema ‖ resolver ‖ revocable), as EAS\'s SchemaRegistry derives it', async () => {
+  const { TASK_SCHEMA } = await import('../../src/chain/signer')
+  const { keccak_256 } = await import('@noble/hashes/sha3')
+  // abi.encodePacked(string, address, bool): the UTF-8 bytes, 20 bytes of the zero resolver, one byte 0x01
+  const packed = new Uint8Array([...new TextEncoder().encode(TASK_SCHEMA), ...new Uint8Array(20), 1])
+  expect(TASK_SCHEMA_UID).toBe(toHex(keccak_256(packed)))
+  expect(TASK_SCHEMA_UID).toBe(keccak256(encodePacked(['string', 'address', 'bool'], [TASK_SCHEMA, zeroAddress, true])))
 })
