@@ -1,5 +1,6 @@
 // The single executable dist/taskgate: src/main.ts and the two worker entry points, with the
-// migrations and the admin console (dist/ui, built first by scripts/build.sh) embedded.
+// migrations, the admin console (dist/ui, built first by scripts/build.sh) and the empty migrated
+// database a new data dir starts from (dist/schema, built here: src/db/template.ts) embedded.
 //   bun scripts/build.ts [outfile]      (TASKGATE_BUILD_MINIFY=0: readable names in CPU profiles)
 // jitPolicy 1000: the JIT waits 1000× longer before compiling while the server starts (code that
 // runs once); `serve` restores the normal policy once it listens (src/main.ts).
@@ -7,7 +8,9 @@
 // WebAssembly keccak, same digests) instead of @noble/hashes' pure-JavaScript one, which was about
 // three quarters of viem's EIP-712 struct hashing (docs/performance.md).
 import type { BunPlugin } from 'bun'
+import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { buildTemplate, TEMPLATE_DIR } from '../src/db/template'
 
 const ROOT = resolve(import.meta.dir, '..')
 const outfile = process.argv[2] ?? 'dist/taskgate'
@@ -28,6 +31,10 @@ const viemKeccak: BunPlugin = {
   },
 }
 
+// The empty database a new data dir starts from (src/db/template.ts), made by the same migrations.
+mkdirSync(resolve(ROOT, TEMPLATE_DIR), { recursive: true })
+buildTemplate(resolve(ROOT, TEMPLATE_DIR, 'taskgate.db'))
+
 const result = await Bun.build({
   entrypoints: ['src/main.ts', 'src/chain/sign-worker.ts', 'src/db/checkpoint-worker.ts'].map((p) => resolve(ROOT, p)),
   root: resolve(ROOT, 'src'), // workers are embedded at their path under src/ (src/lib/worker-url.ts)
@@ -37,7 +44,7 @@ const result = await Bun.build({
   plugins: [viemKeccak],
   compile: {
     outfile: resolve(ROOT, outfile),
-    assets: ['dist/ui', 'migrations'],
+    assets: ['dist/ui', 'migrations', TEMPLATE_DIR],
     autoloadDotenv: false,
     autoloadBunfig: false,
     jitPolicy: 1000,

@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
 import { migrate, openDb } from './db'
+import { createFromTemplate } from './db/template'
 import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
@@ -35,6 +36,7 @@ function fail(msg: string): never {
 function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
   const secrets = loadSecrets(config.dataDir, config.phase)
+  createFromTemplate(config.dataDir)
   const db = openDb(config.dataDir)
   migrate(db)
   const clock = new Clock(db.$client)
@@ -73,8 +75,9 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const config = loadConfig(flags)
       loadSecrets(config.dataDir, config.phase)
+      const created = createFromTemplate(config.dataDir)
       const db = openDb(config.dataDir)
-      const n = migrate(db)
+      const n = created + migrate(db)
       process.stdout.write(`${n} migration(s) applied to ${resolve(config.dataDir, 'taskgate.db')}\n`)
       db.$client.close()
       return

@@ -38,8 +38,8 @@ const MIGRATIONS_TABLE = '"__drizzle_migrations"'
  * processes starting on one data dir apply each migration once. With nothing to apply it writes
  * nothing, so a server with an up-to-date database starts on a full disk.
  */
-export function migrate(db: Db): number {
-  const sqlite = db.$client
+export function migrate(db: Db | Database): number {
+  const sqlite = db instanceof Database ? db : db.$client
   try {
     if (!sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()) {
       sqlite.run(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`)
