@@ -5,8 +5,7 @@ import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
-import { migrate, openDb } from './db'
-import { createFromTemplate } from './db/template'
+import { openMigrated } from './db/template'
 import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
@@ -36,9 +35,7 @@ function fail(msg: string): never {
 function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
   const secrets = loadSecrets(config.dataDir, config.phase)
-  createFromTemplate(config.dataDir)
-  const db = openDb(config.dataDir)
-  migrate(db)
+  const { db } = openMigrated(config.dataDir)
   const clock = new Clock(db.$client)
   return { config, secrets, db, clock, operators: buildAccounts(db, clock, config).operators }
 }
@@ -75,10 +72,8 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const config = loadConfig(flags)
       loadSecrets(config.dataDir, config.phase)
-      const created = createFromTemplate(config.dataDir)
-      const db = openDb(config.dataDir)
-      const n = created + migrate(db)
-      process.stdout.write(`${n} migration(s) applied to ${resolve(config.dataDir, 'taskgate.db')}\n`)
+      const { db, fromTemplate, applied } = openMigrated(config.dataDir)
+      process.stdout.write(`${fromTemplate + applied} migration(s) applied to ${resolve(config.dataDir, 'taskgate.db')}\n`)
       db.$client.close()
       return
     }

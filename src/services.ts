@@ -21,8 +21,8 @@ import { Faucet } from './money/faucet'
 import { MockUsdc } from './money/usdc'
 import { X402Gate } from './money/x402'
 import type { Config } from './config'
-import { migrate, openDb, type Db } from './db'
-import { createFromTemplate } from './db/template'
+import type { Db } from './db'
+import { openMigrated } from './db/template'
 import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
@@ -119,12 +119,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const secrets = loadSecrets(config.dataDir, config.phase)
   // Built before the databases open: on a full disk it frees its reserve so they can (src/db/storage.ts).
   const storage = new StorageMonitor({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs })
-  const created = createFromTemplate(config.dataDir) // a new data dir: the migrated empty database the binary carries
-  const db = openDb(config.dataDir)
-  const applied = migrate(db)
-  if (created) log.info({ applied: created, template: true }, 'database migrations applied')
+  const { db, fromTemplate, applied } = openMigrated(config.dataDir) // a new data dir starts from the binary's migrated empty database
+  if (fromTemplate + applied) log.info({ applied: fromTemplate + applied, ...(fromTemplate ? { template: true } : {}) }, 'database migrations applied')
   if (applied) {
-    log.info({ applied }, 'database migrations applied')
     // Their pages go to the database file now (not to whoever commits next), and the log starts
     // empty: the checkpoint worker starts with the write load that follows (src/db/checkpointer.ts).
     try { db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }

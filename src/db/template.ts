@@ -6,7 +6,7 @@
 import { Database } from 'bun:sqlite'
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { migrate } from './index'
+import { migrate, openDb, type Db } from './index'
 import { isStorageFull } from './storage'
 
 /**
@@ -38,11 +38,21 @@ export function embeddedTemplate(): Uint8Array | null {
 }
 
 /**
- * Creates <dataDir>/taskgate.db from the embedded template when there is none (the data dir
- * exists); returns how many migrations it holds, 0 when nothing was created (a database was there,
- * or no template is embedded).
+ * Opens <dataDir>/taskgate.db (the data dir exists) with every migration applied: a new one is
+ * first copied from the embedded template, then migrate() applies whatever the database lacks.
+ * `fromTemplate`: the migrations the copy brought (0: no copy made); `applied`: those applied now.
  */
-export function createFromTemplate(dataDir: string): number {
+export function openMigrated(dataDir: string): { db: Db; fromTemplate: number; applied: number } {
+  const fromTemplate = createFromTemplate(dataDir)
+  const db = openDb(dataDir)
+  return { db, fromTemplate, applied: migrate(db) }
+}
+
+/**
+ * Creates <dataDir>/taskgate.db from the embedded template when there is none; returns how many
+ * migrations it holds, 0 when nothing was created (a database was there, or no template is embedded).
+ */
+function createFromTemplate(dataDir: string): number {
   const template = embeddedTemplate()
   if (!template) return 0
   try {

@@ -26,7 +26,7 @@ export function keccakReady(): Promise<void> {
 /**
  * keccak256 of bytes, or of the UTF-8 bytes of a string, as 32 bytes (a new array). With
  * `startLoading` false a hash before the module is ready does not start loading it: viem hashes at
- * start-up (addresses, the schema UID), which must not pull the module into an idle gateway.
+ * start-up (addresses), which must not pull the module into an idle gateway.
  */
 export function keccakBytes(data: Uint8Array | string, startLoading = true): Uint8Array {
   if (!hasher) {
@@ -40,10 +40,7 @@ export function keccakBytes(data: Uint8Array | string, startLoading = true): Uin
 
 /** keccak256 of bytes, or of the UTF-8 bytes of a string (not hex: use hexToBytes for that). */
 export function keccak256(data: Uint8Array | string): Hex {
-  if (!hasher) {
-    void keccakReady()
-    return `0x${bytesToHex(jsKeccak(data))}`
-  }
+  if (!hasher) return `0x${bytesToHex(keccakBytes(data))}`
   hasher.init()
   hasher.update(data)
   return `0x${hasher.digest('hex')}`
