@@ -131,7 +131,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs, secrets.dataKey)
-  const ipfs = await IpfsNode.open(config.dataDir)
+  const ipfs = await IpfsNode.open(config.dataDir, log)
   const signerSince = (db.$client.query("SELECT value FROM meta WHERE key = 'signer.since'").get() as { value: string } | null)?.value
     ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()
   const s: Services = {

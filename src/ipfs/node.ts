@@ -16,6 +16,7 @@ import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { join } from 'node:path'
 import { GroupCommitter } from '../db/group-commit'
+import type { Logger } from '../log'
 import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
 
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
@@ -65,13 +66,15 @@ export class IpfsNode {
     this.putPin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
   }
 
-  static async open(dataDir: string): Promise<IpfsNode> {
+  static async open(dataDir: string, log?: Pick<Logger, 'info' | 'warn'>): Promise<IpfsNode> {
     const db = new Database(join(dataDir, 'ipfs.db'), { create: true, strict: true })
     db.run('PRAGMA journal_mode = WAL')
     db.run('PRAGMA synchronous = NORMAL')
     db.run('PRAGMA busy_timeout = 5000')
     db.run('PRAGMA wal_autocheckpoint = 10000') // as taskgate.db: the checkpoint worker copies pages ahead (src/db/checkpointer.ts)
-    initIpfsSchema(db)
+    const schema = initIpfsSchema(db)
+    if (schema.migrated) log?.info({ ...schema.migrated, layout: schema.version }, 'ipfs.db upgraded to its rowid layout')
+    if (schema.error) log?.warn({ layout: schema.version, error: schema.error }, 'ipfs.db upgrade failed; it keeps working on its old layout and is upgraded at the next start')
     return new IpfsNode(db)
   }
 

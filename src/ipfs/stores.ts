@@ -15,11 +15,58 @@ async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
 }
 
-export function initIpfsSchema(db: Database): void {
-  db.run('CREATE TABLE IF NOT EXISTS ipfs_blocks (mh BLOB PRIMARY KEY, cid BLOB NOT NULL, data BLOB NOT NULL) WITHOUT ROWID')
-  db.run('CREATE TABLE IF NOT EXISTS ipfs_kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID')
-  // Our pin set: roots that must be kept (a future GC keeps these and what they link to).
-  db.run('CREATE TABLE IF NOT EXISTS ipfs_pins (cid TEXT PRIMARY KEY, created_at INTEGER NOT NULL) WITHOUT ROWID')
+/**
+ * ipfs.db's layout, versioned by `PRAGMA user_version`.
+ *
+ * 1: blocks are rows of a rowid table (appended in insert order) with a unique index on the
+ * multihash; pins likewise, indexed by CID. Layout 0 kept blocks in a WITHOUT ROWID table keyed by
+ * the multihash: a random key, so every put landed on a random leaf, and rows over ~1 KB (every
+ * task document and receipt) spilled into an overflow page each — twice the file size and twice
+ * the insert time at 200,000 tasks (docs/performance.md, Pipeline). Every statement of the
+ * stores works on both layouts.
+ */
+export const IPFS_SCHEMA_VERSION = 1
+
+export type IpfsSchemaResult = { version: number; migrated?: { blocks: number; pins: number; ms: number }; error?: string }
+
+const CREATE_V1 = [
+  'CREATE TABLE IF NOT EXISTS ipfs_blocks (id INTEGER PRIMARY KEY, mh BLOB NOT NULL, cid BLOB NOT NULL, data BLOB NOT NULL)',
+  'CREATE UNIQUE INDEX IF NOT EXISTS ipfs_blocks_mh ON ipfs_blocks (mh)',
+  'CREATE TABLE IF NOT EXISTS ipfs_pins (id INTEGER PRIMARY KEY, cid TEXT NOT NULL, created_at INTEGER NOT NULL)',
+  'CREATE UNIQUE INDEX IF NOT EXISTS ipfs_pins_cid ON ipfs_pins (cid)',
+  // Helia's key/value store: a handful of rows, never on the task path.
+  'CREATE TABLE IF NOT EXISTS ipfs_kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID',
+]
+
+/**
+ * Creates or upgrades ipfs.db's tables. Upgrading layout 0 copies every block and pin in one
+ * transaction (it needs the free disk space of one more copy); if it fails — a full disk — nothing
+ * changed, the stores keep working on layout 0, and the next start tries again.
+ */
+export function initIpfsSchema(db: Database): IpfsSchemaResult {
+  const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
+  if (version >= IPFS_SCHEMA_VERSION) return { version }
+  const exists = (name: string) => db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1").get(name) != null
+  const old = ['ipfs_blocks', 'ipfs_pins'].filter(exists) // layout 0 (the pins table came later than the blocks)
+  const started = performance.now()
+  try {
+    const copied: Record<string, number> = { ipfs_blocks: 0, ipfs_pins: 0 }
+    db.transaction(() => {
+      for (const t of old) db.run(`ALTER TABLE ${t} RENAME TO ${t}_v0`)
+      for (const sql of CREATE_V1) db.run(sql)
+      for (const t of old) {
+        const cols = t === 'ipfs_blocks' ? 'mh, cid, data' : 'cid, created_at'
+        copied[t] = db.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${t}_v0`).changes
+        db.run(`DROP TABLE ${t}_v0`)
+      }
+      db.run(`PRAGMA user_version = ${IPFS_SCHEMA_VERSION}`)
+    }).immediate()
+    if (!old.length) return { version: IPFS_SCHEMA_VERSION }
+    return { version: IPFS_SCHEMA_VERSION, migrated: { blocks: copied.ipfs_blocks!, pins: copied.ipfs_pins!, ms: Math.round(performance.now() - started) } }
+  } catch (err) {
+    if (!old.length) throw err // a new ipfs.db that cannot be created: nothing to fall back to
+    return { version, error: err instanceof Error ? err.message : String(err) }
+  }
 }
 
 /**
