@@ -44,14 +44,17 @@ const CREATE_V1 = [
  * changed, the stores keep working on layout 0, and the next start tries again.
  */
 export function initIpfsSchema(db: Database): IpfsSchemaResult {
-  const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
+  const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
+  const version = versionOf()
   if (version >= IPFS_SCHEMA_VERSION) return { version }
   const exists = (name: string) => db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1").get(name) != null
-  const old = ['ipfs_blocks', 'ipfs_pins'].filter(exists) // layout 0 (the pins table came later than the blocks)
   const started = performance.now()
+  let old: string[] = []
   try {
     const copied: Record<string, number> = { ipfs_blocks: 0, ipfs_pins: 0 }
     db.transaction(() => {
+      if (versionOf() >= IPFS_SCHEMA_VERSION) return // another process on this data dir upgraded it meanwhile
+      old = ['ipfs_blocks', 'ipfs_pins'].filter(exists) // layout 0 (the pins table came later than the blocks)
       for (const t of old) db.run(`ALTER TABLE ${t} RENAME TO ${t}_v0`)
       for (const sql of CREATE_V1) db.run(sql)
       for (const t of old) {
@@ -64,7 +67,7 @@ export function initIpfsSchema(db: Database): IpfsSchemaResult {
     if (!old.length) return { version: IPFS_SCHEMA_VERSION }
     return { version: IPFS_SCHEMA_VERSION, migrated: { blocks: copied.ipfs_blocks!, pins: copied.ipfs_pins!, ms: Math.round(performance.now() - started) } }
   } catch (err) {
-    if (!old.length) throw err // a new ipfs.db that cannot be created: nothing to fall back to
+    if (!exists('ipfs_blocks')) throw err // a new ipfs.db that cannot be created: nothing to fall back to
     return { version, error: err instanceof Error ? err.message : String(err) }
   }
 }
