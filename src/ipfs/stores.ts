@@ -40,10 +40,11 @@ const CREATE_V1 = [
 
 /**
  * Creates or upgrades ipfs.db's tables. Upgrading layout 0 copies every block and pin in one
- * transaction (it needs the free disk space of one more copy); if it fails — a full disk — nothing
- * changed, the stores keep working on layout 0, and the next start tries again.
+ * transaction (it needs the free disk space of one more copy; ~50 s for 400,000 blocks here); if it
+ * fails — a full disk — nothing changed, the stores keep working on layout 0, and the next start
+ * tries again. The old pages become free pages of the file, reused by later writes.
  */
-export function initIpfsSchema(db: Database): IpfsSchemaResult {
+export function initIpfsSchema(db: Database, onUpgrade?: (bytes: number) => void): IpfsSchemaResult {
   const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
   const version = versionOf()
   if (version >= IPFS_SCHEMA_VERSION) return { version }
@@ -55,6 +56,7 @@ export function initIpfsSchema(db: Database): IpfsSchemaResult {
     db.transaction(() => {
       if (versionOf() >= IPFS_SCHEMA_VERSION) return // another process on this data dir upgraded it meanwhile
       old = ['ipfs_blocks', 'ipfs_pins'].filter(exists) // layout 0 (the pins table came later than the blocks)
+      if (old.length) onUpgrade?.((db.query('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }).n)
       for (const t of old) db.run(`ALTER TABLE ${t} RENAME TO ${t}_v0`)
       for (const sql of CREATE_V1) db.run(sql)
       for (const t of old) {
