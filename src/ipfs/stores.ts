@@ -38,6 +38,9 @@ const CREATE_V1 = [
   'CREATE TABLE IF NOT EXISTS ipfs_kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID',
 ]
 
+/** What an upgrade copies from each layout-0 table. */
+const COPIED_COLUMNS = { ipfs_blocks: 'mh, cid, data', ipfs_pins: 'cid, created_at' } as const
+
 /**
  * Creates or upgrades ipfs.db's tables. Upgrading layout 0 copies every block and pin in one
  * transaction (it needs the free disk space of one more copy; ~50 s for 400,000 blocks here); if it
@@ -50,24 +53,23 @@ export function initIpfsSchema(db: Database, onUpgrade?: (bytes: number) => void
   if (version >= IPFS_SCHEMA_VERSION) return { version }
   const exists = (name: string) => db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1").get(name) != null
   const started = performance.now()
-  let old: string[] = []
+  const copied = { ipfs_blocks: 0, ipfs_pins: 0 }
+  let old: (keyof typeof COPIED_COLUMNS)[] = []
   try {
-    const copied: Record<string, number> = { ipfs_blocks: 0, ipfs_pins: 0 }
     db.transaction(() => {
       if (versionOf() >= IPFS_SCHEMA_VERSION) return // another process on this data dir upgraded it meanwhile
-      old = ['ipfs_blocks', 'ipfs_pins'].filter(exists) // layout 0 (the pins table came later than the blocks)
+      old = (['ipfs_blocks', 'ipfs_pins'] as const).filter(exists) // layout 0 (the pins table came later than the blocks)
       if (old.length) onUpgrade?.((db.query('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }).n)
       for (const t of old) db.run(`ALTER TABLE ${t} RENAME TO ${t}_v0`)
       for (const sql of CREATE_V1) db.run(sql)
       for (const t of old) {
-        const cols = t === 'ipfs_blocks' ? 'mh, cid, data' : 'cid, created_at'
-        copied[t] = db.run(`INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${t}_v0`).changes
+        copied[t] = db.run(`INSERT INTO ${t} (${COPIED_COLUMNS[t]}) SELECT ${COPIED_COLUMNS[t]} FROM ${t}_v0`).changes
         db.run(`DROP TABLE ${t}_v0`)
       }
       db.run(`PRAGMA user_version = ${IPFS_SCHEMA_VERSION}`)
     }).immediate()
     if (!old.length) return { version: IPFS_SCHEMA_VERSION }
-    return { version: IPFS_SCHEMA_VERSION, migrated: { blocks: copied.ipfs_blocks!, pins: copied.ipfs_pins!, ms: Math.round(performance.now() - started) } }
+    return { version: IPFS_SCHEMA_VERSION, migrated: { blocks: copied.ipfs_blocks, pins: copied.ipfs_pins, ms: Math.round(performance.now() - started) } }
   } catch (err) {
     if (!exists('ipfs_blocks')) throw err // a new ipfs.db that cannot be created: nothing to fall back to
     return { version, error: err instanceof Error ? err.message : String(err) }
