@@ -85,3 +85,28 @@ describe('passport nextLevel', () => {
     expect(q.nextLevel.requirements[0]).toEqual({ metric: 'ari', minimum: 0.5, current: q.ari, met: false })
   })
 })
+
+describe('reaching TRUSTED', () => {
+  test('the 100th verified task makes the agent TRUSTED and earns its operator trustedLevelPoints once', async () => {
+    const a = (await s.post('/api/v1/agents/register', { displayName: 'steady', capabilities: ['sentiment_analysis'] }, { token: admin })).body
+    const points = async () => (await s.get('/api/v1/auth/me', { token: admin })).body.pioneerPoints as number
+    const me = (await s.get('/api/v1/auth/me', { token: admin })).body.id as string
+    expect((await s.post('/api/v1/admin/credits', { operatorId: me, amount: 1000, reason: 'trust test' }, { token: admin })).status).toBe(200)
+    const passport = async () => (await s.get(`/api/v1/public/agent/${a.agentId}/passport`)).body
+    const runOne = async () => {
+      const r = await s.post('/api/v1/tasks/submit?wait=30', { agentId: a.agentId, taskType: 'sentiment_analysis', prompt: 'Steady, verified work: the result was excellent and clear.' }, { token: admin }) // bearer: 600 requests a minute
+      expect(r.body.status).toBe('COMPLETED')
+      expect(r.body.verificationStatus).toBe('VERIFIED')
+    }
+    for (let i = 0; i < 99; i += 9) await Promise.all(Array.from({ length: 9 }, runOne)) // 99 tasks, 9 at a time
+    expect((await passport()).trustLevel).not.toBe('TRUSTED')
+    const before = await points()
+    await runOne()
+    const p = await passport()
+    expect(p.totalTasks).toBe(100)
+    expect(p.trustLevel).toBe('TRUSTED')
+    expect(await points()).toBe(before + 25 + 2000) // leaderboard.pioneer.taskPoints + trustedLevelPoints
+    await runOne()
+    expect(await points()).toBe(before + 25 + 2000 + 25) // the award is once per agent
+  }, 60_000)
+})

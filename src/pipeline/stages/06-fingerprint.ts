@@ -28,7 +28,8 @@ export const fingerprint: Stage = {
         const verified = task.verificationStatus === 'VERIFIED' ? 1 : 0
         s.db.$client.query('UPDATE agents SET state_root = ?2, metrics = ?3, total_tasks = total_tasks + 1, verified_tasks = verified_tasks + ?4, last_active_at = ?5 WHERE id = ?1')
           .run(a.id, root, JSON.stringify(metrics), verified, s.clock.now())
-        const updated = s.agents.byId(a.id)!
+        // The row as the UPDATE left it (read above in this transaction), without reading it again.
+        const updated = { ...a, stateRoot: root, metrics, totalTasks: a.totalTasks + 1, verifiedTasks: a.verifiedTasks + verified }
         if (s.agents.trust(updated).trustLevel === 'TRUSTED') s.pioneer.award(a.operatorId, 'trusted_level', s.config.pioneer.trustedLevelPoints, `trusted:${a.id}`)
       },
     }
