@@ -31,6 +31,26 @@ const viemKeccak: BunPlugin = {
   },
 }
 
+/**
+ * tiny-secp256k1 reads its WebAssembly module from the file next to its loader, which a compiled
+ * binary does not have: the loader is rebuilt to read the module embedded in the binary (the same
+ * statements otherwise; fails the build if the loader changed).
+ */
+const embeddedSecp256k1: BunPlugin = {
+  name: 'embedded-secp256k1',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]tiny-secp256k1[\\/]lib[\\/]wasm_loader\.js$/ }, async (args) => {
+      const source = await Bun.file(args.path).text()
+      const read = 'const binary = readFileSync(path("secp256k1.wasm"));'
+      if (!source.includes(read)) throw new Error('scripts/build.ts: tiny-secp256k1\'s wasm_loader.js changed; update the embedded-secp256k1 plugin')
+      const contents = source
+        .replace('import { path } from "./wasm_path.js";', 'import wasmFile from "./secp256k1.wasm" with { type: "file" };')
+        .replace(read, 'const binary = readFileSync(wasmFile);')
+      return { contents, loader: 'js' }
+    })
+  },
+}
+
 // The empty database a new data dir starts from (src/db/template.ts), made by the same migrations.
 mkdirSync(resolve(ROOT, TEMPLATE_DIR), { recursive: true })
 buildTemplate(resolve(ROOT, TEMPLATE_DIR, 'taskgate.db'))
@@ -41,7 +61,7 @@ const result = await Bun.build({
   format: 'esm',
   minify: process.env.TASKGATE_BUILD_MINIFY !== '0',
   bytecode: true,
-  plugins: [viemKeccak],
+  plugins: [viemKeccak, embeddedSecp256k1],
   compile: {
     outfile: resolve(ROOT, outfile),
     assets: ['dist/ui', 'migrations', TEMPLATE_DIR],

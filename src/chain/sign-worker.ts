@@ -1,25 +1,30 @@
-// Signs EIP-712 typed data off the main thread (hashing and secp256k1 signing cost ~0.3 ms per
-// signature in pure JS; two per task). Started by Signer at the first signature; the key arrives
-// in the first message, and the worker answers `ready` once it can sign.
+// Signs EIP-712 typed data off the main thread (hashing and secp256k1 signing cost ~0.6 ms per
+// signature; two per task). Started by Signer at the first signature; the key arrives in the first
+// message, and the worker answers `ready` once it can sign. It signs with libsecp256k1 in
+// WebAssembly (src/chain/secp256k1-wasm.ts) once that loaded and gave its known answer; otherwise
+// with noble, as the main thread does.
 import { keccakReady } from '../lib/keccak'
-import { signTypedDataCached } from './typed-data'
+import { loadWasmSigner, type HashSigner } from './secp256k1-wasm'
+import { nobleSign, signTypedDataCached } from './typed-data'
 
 Bun.unsafe.setJITPolicy(1) // signing is hot code: the normal JIT policy, whatever the binary started with (scripts/build.ts)
 declare const self: Worker
 let privateKey: `0x${string}` | null = null
+let signHash: HashSigner = nobleSign
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data as { init?: `0x${string}`; id?: number; typedData?: Parameters<typeof signTypedDataCached>[1] }
   if (m.init) {
     privateKey = m.init
     await keccakReady() // the WebAssembly keccak that viem hashes with in the binary (src/lib/viem-keccak.ts)
-    // One signature before `ready` builds this thread's secp256k1 tables (~25 ms); until then the main thread signs.
-    await signTypedDataCached(privateKey, { domain: { name: 'warm-up' }, types: { W: [{ name: 'w', type: 'uint8' }] }, primaryType: 'W', message: { w: 0 } })
-    self.postMessage({ ready: true })
+    // The signer loads before `ready` (~25 ms); until then the main thread signs.
+    signHash = (await loadWasmSigner()) ?? nobleSign
+    await signTypedDataCached(privateKey, { domain: { name: 'warm-up' }, types: { W: [{ name: 'w', type: 'uint8' }] }, primaryType: 'W', message: { w: 0 } }, signHash)
+    self.postMessage({ ready: true, library: signHash === nobleSign ? 'noble' : 'libsecp256k1' })
     return
   }
   try {
-    const signature = await signTypedDataCached(privateKey!, m.typedData!)
+    const signature = await signTypedDataCached(privateKey!, m.typedData!, signHash)
     self.postMessage({ id: m.id, signature })
   } catch (err) {
     self.postMessage({ id: m.id, error: (err as Error).message })

@@ -110,8 +110,8 @@ export class Signer {
       // smol: JavaScriptCore's small-heap configuration; peak RSS under load 201 -> 196 MB, throughput unchanged
       const w = new Worker(workerUrl('chain/sign-worker.ts'), { smol: true })
       w.onmessage = (e: MessageEvent) => {
-        const { id, signature, error, ready } = e.data as { id: number; signature?: Hex; error?: string; ready?: true }
-        if (ready) { this.worker = w; return }
+        const { id, signature, error, ready, library } = e.data as { id: number; signature?: Hex; error?: string; ready?: true; library?: string }
+        if (ready) { this.worker = w; this.workerLibrary = library ?? null; return }
         const p = this.pending.get(id)
         this.pending.delete(id)
         if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
@@ -119,6 +119,7 @@ export class Signer {
       // A worker that fails hands its pending signatures back to the main thread: a signature never fails for it.
       w.onerror = () => {
         this.worker = null
+        this.workerLibrary = null
         const pending = [...this.pending.values()]
         this.pending.clear()
         for (const p of pending) signTypedDataCached(this.privateKey, p.typedData as never).then(p.resolve, p.reject)
@@ -134,7 +135,11 @@ export class Signer {
     ;(this.worker ?? this.starting)?.terminate()
     this.worker = null
     this.starting = null
+    this.workerLibrary = null
   }
+
+  /** What the worker signs with, once ready: 'libsecp256k1' or 'noble' (src/chain/sign-worker.ts). */
+  workerLibrary: string | null = null
 
   /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
   get onWorker(): boolean { return this.worker !== null }

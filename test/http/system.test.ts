@@ -70,6 +70,22 @@ describe('metrics', () => {
     expect(again).toMatch(/taskgate_compute_queue_depth \d+/)
     expect(again).toMatch(/taskgate_jobs_pending \d+/)
   })
+
+  test('the signing worker signs with libsecp256k1 (WebAssembly, embedded in the binary), and its receipts verify', async () => {
+    const { token, agent } = await s.operatorWithAgent('signs-on-worker')
+    const submit = () => s.post('/api/v1/tasks/submit?wait=30', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'A clear, verified answer.' }, { token })
+    expect((await submit()).body.status).toBe('COMPLETED') // the first signature starts the worker
+    const metric = async () => (await s.get('/metrics', { token: 'metrics-secret' })).text
+    const onWorker = /^taskgate_signing_worker 1$/m
+    for (let i = 0; i < 200 && !onWorker.test(await metric()); i++) await Bun.sleep(25) // the worker thread starting, not a clock
+    expect(await metric()).toMatch(onWorker)
+    expect(await metric()).toMatch(/^taskgate_signing_library\{library="libsecp256k1"\} 1$/m)
+    for (let i = 0; i < 3; i++) {
+      const t = (await submit()).body
+      const proof = (await s.get(`/api/v1/public/proof/${t.receiptCid}`)).body
+      expect(proof.verification).toEqual({ signatureValid: true, signer: expect.any(String), signerKnown: true, cidMatches: true })
+    }
+  })
 })
 
 describe('public config', () => {
