@@ -72,6 +72,8 @@ export class Signer {
   readonly tosDomain: { name: string; version: string; chainId: number }
   /** The signing worker, once it said it is ready (signatures go to it from then on). */
   private worker: Worker | null = null
+  /** What the ready worker signs with: 'libsecp256k1' or 'noble' (src/chain/sign-worker.ts). */
+  private library: string | null = null
   /** The worker between its start and its ready message. */
   private starting: Worker | null = null
   private workerWanted = false
@@ -111,7 +113,7 @@ export class Signer {
       const w = new Worker(workerUrl('chain/sign-worker.ts'), { smol: true })
       w.onmessage = (e: MessageEvent) => {
         const { id, signature, error, ready, library } = e.data as { id: number; signature?: Hex; error?: string; ready?: true; library?: string }
-        if (ready) { this.worker = w; this.workerLibrary = library ?? null; return }
+        if (ready) { this.worker = w; this.library = library ?? null; return }
         const p = this.pending.get(id)
         this.pending.delete(id)
         if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
@@ -119,7 +121,7 @@ export class Signer {
       // A worker that fails hands its pending signatures back to the main thread: a signature never fails for it.
       w.onerror = () => {
         this.worker = null
-        this.workerLibrary = null
+        this.library = null
         const pending = [...this.pending.values()]
         this.pending.clear()
         for (const p of pending) signTypedDataCached(this.privateKey, p.typedData as never).then(p.resolve, p.reject)
@@ -135,14 +137,14 @@ export class Signer {
     ;(this.worker ?? this.starting)?.terminate()
     this.worker = null
     this.starting = null
-    this.workerLibrary = null
+    this.library = null
   }
-
-  /** What the worker signs with, once ready: 'libsecp256k1' or 'noble' (src/chain/sign-worker.ts). */
-  workerLibrary: string | null = null
 
   /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
   get onWorker(): boolean { return this.worker !== null }
+
+  /** The secp256k1 implementation the ready worker signs with (the `taskgate_signing_library` gauge); null before. */
+  get workerLibrary(): string | null { return this.library }
 
   /**
    * Whether the main thread has nothing else to do (set by the composition root: at most one task
