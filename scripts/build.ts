@@ -6,7 +6,8 @@
 // runs once); `serve` restores the normal policy once it listens (src/main.ts).
 // One import is redirected: viem's keccak256 takes `keccak_256` from src/lib/viem-keccak.ts (the
 // WebAssembly keccak, same digests) instead of @noble/hashes' pure-JavaScript one, which was about
-// three quarters of viem's EIP-712 struct hashing (docs/performance.md).
+// three quarters of viem's EIP-712 struct hashing (docs/performance.md). And tiny-secp256k1's
+// WebAssembly module (the signing worker's ECDSA, src/chain/secp256k1-wasm.ts) is embedded too.
 import type { BunPlugin } from 'bun'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
