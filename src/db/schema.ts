@@ -128,19 +128,22 @@ export const tasks = sqliteTable('tasks', {
   completedAt: integer('completed_at'),
 }, (t) => [
   // The task lists (newest first, `id` breaks ties): one index per filter and per common pair, so
-  // a page is an index range read; other combinations scan the cheapest of these. The trailing
-  // task_type/status make those scans (and the public lists' `task_type != 'system'`) index-only.
-  index('tasks_created_idx').on(t.createdAt, t.id, t.taskType, t.status),
+  // a page is an index range read; other combinations scan the cheapest of these. A trailing
+  // task_type makes those scans (and the public lists' `task_type != 'system'`) index-only. Only
+  // the three indexes led by the status carry it: a task changes status as it runs, and every
+  // index holding the status moves an entry (and rewrites a page) when it does (migration 0011);
+  // a list filtered by status always reads one of those three (src/tasks/list.ts).
+  index('tasks_created_idx').on(t.createdAt, t.id, t.taskType),
   // Lookups by content hash (proof pages, /public/proof, /public/verification, the explorer). Only
   // rows that have one are indexed: a task is inserted without them, so a full index would add a
   // NULL entry at submit and move it at completion (two more pages written per task and index).
   index('tasks_ipfs_cid_idx').on(t.ipfsCid).where(sql`ipfs_cid IS NOT NULL`),
   index('tasks_receipt_cid_idx').on(t.receiptCid).where(sql`receipt_cid IS NOT NULL`),
   index('tasks_verification_proof_idx').on(t.verificationProof).where(sql`verification_proof IS NOT NULL`),
-  index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType, t.status),
-  index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType, t.status),
+  index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType),
+  index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType),
   index('tasks_status_idx').on(t.status, t.createdAt, t.id, t.taskType),
-  index('tasks_type_idx').on(t.taskType, t.createdAt, t.id, t.status),
+  index('tasks_type_idx').on(t.taskType, t.createdAt, t.id),
   index('tasks_operator_status_idx').on(t.operatorId, t.status, t.createdAt, t.id, t.taskType),
   index('tasks_agent_status_idx').on(t.agentId, t.status, t.createdAt, t.id, t.taskType),
   uniqueIndex('tasks_idempotency_uq').on(t.operatorId, t.idempotencyKey),

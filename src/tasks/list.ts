@@ -23,7 +23,11 @@ const DAY_MS = 86_400_000
 const DAILY_COLUMN: Record<string, string> = { COMPLETED: 'completed', FAILED: 'failed', PROCESSING: 'processing', QUEUED: 'queued', PENDING_APPROVAL: 'pending_approval' }
 
 type Col = 'operator_id' | 'agent_id' | 'status' | 'task_type'
-/** The list indexes of `tasks` (src/db/schema.ts) and their equality columns; each ends with (created_at, id). */
+/**
+ * The list indexes of `tasks` (src/db/schema.ts) and their equality columns; each goes on with
+ * (created_at, id) and ends with task_type unless led by it. Only the three led by the status hold
+ * it, so a list filtered by status reads one of those (bestIndex).
+ */
 const INDEXES: { name: string; eq: Col[] }[] = [
   { name: 'tasks_created_idx', eq: [] },
   { name: 'tasks_operator_idx', eq: ['operator_id'] },
@@ -125,6 +129,7 @@ export class TaskLists {
     let best = { name: 'tasks_created_idx', cost: Infinity }
     for (const ix of INDEXES) {
       if (!ix.eq.every((c) => filterCols.has(c))) continue
+      if (filterCols.has('status') && !ix.eq.includes('status')) continue // the others would read every row to check it
       const prefix = this.count({
         operatorId: ix.eq.includes('operator_id') ? f.operatorId : undefined, agentId: ix.eq.includes('agent_id') ? f.agentId : undefined,
         status: ix.eq.includes('status') ? f.status : undefined, taskType: ix.eq.includes('task_type') ? f.taskType : undefined, includeSystem: true,

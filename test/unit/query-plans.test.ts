@@ -21,3 +21,10 @@ test('tasks without hashes yet are not in those indexes', () => {
   expect(sql).toHaveLength(3)
   for (const s of sql) expect(s).toMatch(/WHERE \w+ IS NOT NULL$/)
 })
+
+test('only the three list indexes led by the status hold it: a status change moves no entry in the others', () => {
+  const indexes = (db.$client.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
+  const withStatus = indexes.filter((name) => (db.$client.query(`PRAGMA index_info(${name})`).all() as { name: string }[]).some((c) => c.name === 'status'))
+  expect(indexes).toContain('tasks_operator_idx')
+  expect(withStatus).toEqual(['tasks_agent_status_idx', 'tasks_operator_status_idx', 'tasks_status_idx'])
+})

@@ -82,3 +82,35 @@ describe('task list pages', () => {
     expect(lists.page({}, mid, 10).rows.map((t) => t.id)).toEqual(all.slice((mid - 1) * 10, mid * 10))
   })
 })
+
+describe('index use', () => {
+  test('every page is read from one covering index (no table row read to filter), status filters from the indexes led by it', () => {
+    const prepared: string[] = []
+    const recording = new Proxy(db, {
+      get(target, key) {
+        if (key === 'prepare') return (sql: string) => { prepared.push(sql); return target.prepare(sql) }
+        const v = Reflect.get(target, key)
+        return typeof v === 'function' ? v.bind(target) : v
+      },
+    })
+    const lists = new TaskLists(recording, { maxScan: 1e9, seekAfter: 40 })
+    const shapes: ListFilter[] = [...FILTERS, { status: 'FAILED' }, { agentId: 'ag_1', status: 'COMPLETED' }, { taskType: 'general', status: 'FAILED' }, { operatorId: 'op_a', taskType: 'code', status: 'COMPLETED' }]
+    let checked = 0
+    for (const f of shapes) {
+      const total = lists.count(f)
+      for (const page of [1, Math.ceil(total / 14), Math.ceil(total / 7)]) {
+        prepared.length = 0
+        lists.page(f, page, 7)
+        const pageSql = prepared.find((s) => s.includes('INDEXED BY'))
+        if (!pageSql) continue // a statement prepared by an earlier page is reused
+        const plan = (db.query(`EXPLAIN QUERY PLAN ${pageSql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ')
+        const index = /INDEXED BY (\w+)/.exec(pageSql)![1]!
+        if (f.status !== undefined) expect({ f, index }).toEqual({ f, index: expect.stringContaining('status') })
+        // operator and agent together: the agent's tasks are one operator's, the operator is checked on the row
+        if (!(f.operatorId !== undefined && f.agentId !== undefined)) expect({ f, plan }).toEqual({ f, plan: expect.stringContaining(`COVERING INDEX ${index}`) })
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(20)
+  })
+})
