@@ -46,6 +46,11 @@ export class JobRunner {
     this.stmts = {
       insert: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
+      // A job claimed as it is enqueued is written running at once: one INSERT instead of an INSERT
+      // and the claim's UPDATE, and no entry in the pending-only dedupe index to add and remove.
+      insertRunning: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, created_at, updated_at)
+        VALUES (?1, ?2, 'running', ?3, ?4, ?5, 1, ?6, ?6) RETURNING id`),
+      pendingTwin: sqlite.prepare(`SELECT 1 AS x FROM jobs WHERE dedupe_key = ?1 AND status = 'pending'`),
       due: sqlite.prepare(`SELECT id, kind, payload, status, run_at AS runAt, attempts, max_attempts AS maxAttempts FROM jobs
         WHERE status = 'pending' AND run_at <= ?1 ORDER BY run_at, id LIMIT ?2`),
       claim: sqlite.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1 AND status = 'pending'`),
@@ -77,12 +82,17 @@ export class JobRunner {
     const now = this.clock.now()
     const json = JSON.stringify(payload)
     const runAt = o.runAt ?? now
-    const row = this.stmts.insert.get(kind, json, runAt, o.maxAttempts ?? 5, o.dedupeKey ?? null, now) as { id: number } | null
-    if (row && runAt <= now && this.startupDone && !this.storage?.full && this.inflight.size + this.ready.length < this.concurrency) {
-      this.stmts.claim.run(row.id, now)
-      this.ready.push({ id: row.id, kind, payload: json, status: 'running', runAt, attempts: 0, maxAttempts: o.maxAttempts ?? 5 })
+    const maxAttempts = o.maxAttempts ?? 5
+    const dedupeKey = o.dedupeKey ?? null
+    if (runAt <= now && this.startupDone && !this.storage?.full && this.inflight.size + this.ready.length < this.concurrency) {
+      if (dedupeKey !== null && this.stmts.pendingTwin.get(dedupeKey)) return null // only a pending job holds its key
+      const row = this.stmts.insertRunning.get(kind, json, runAt, maxAttempts, dedupeKey, now) as { id: number }
+      this.ready.push({ id: row.id, kind, payload: json, status: 'running', runAt, attempts: 0, maxAttempts })
       if (this.ready.length === 1) queueMicrotask(() => this.startReady())
-    } else if (row && runAt <= now) this.backlog = true // stays pending: pump() takes it when a job finishes
+      return row.id
+    }
+    const row = this.stmts.insert.get(kind, json, runAt, maxAttempts, dedupeKey, now) as { id: number } | null
+    if (row && runAt <= now) this.backlog = true // stays pending: pump() takes it when a job finishes
     return row?.id ?? null
   }
 
