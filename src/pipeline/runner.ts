@@ -38,13 +38,30 @@ export interface TaskEvent {
   id: number; taskId: string; stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number
   /** In process only (never sent): the task as committed with this event, on the last event of a commit. */
   row?: TaskRow
+  /**
+   * In process only: on the event that ends a wait (completed, failed, held, queued), the task's
+   * whole timeline so far when this process saw every event of it from stage 1 on (see emitAll).
+   */
+  timeline?: TimelineEvent[]
 }
+
+/** A timeline entry as it is stored (task_events) and answered. */
+export type TimelineEvent = Pick<TaskEvent, 'id' | 'stage' | 'name' | 'status' | 'detail' | 'at'>
+
+/** Event statuses that end a submit's wait: the task is terminal or parked. */
+const ENDS_WAIT = new Set(['completed', 'failed', 'held', 'queued'])
 
 export class PipelineRunner {
   readonly events = new EventEmitter()
   private q
   readonly store: TaskStore
   private group: GroupCommitter
+  /**
+   * Timelines of the tasks submitted in this process, from their stage 1 event until the event
+   * that ends a submit's wait, which takes the timeline along (TaskEvent.timeline): the submit's
+   * answer then needs no read of task_events. Bounded by the tasks in flight.
+   */
+  private timelines = new Map<string, TimelineEvent[]>()
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
@@ -239,13 +256,14 @@ export class PipelineRunner {
 
   /**
    * Resolves once the task is terminal or parked (approval, overflow queue), or after `ms`: with the
-   * task as committed when the pipeline's own event ended the wait (no need to read it again),
-   * otherwise null. `known` is the task as the caller just read or wrote it.
+   * task as committed when the pipeline's own event ended the wait (no need to read it again), and
+   * its timeline when this process has all of it, otherwise null. `known` is the task as the caller
+   * just read or wrote it.
    */
-  waitFor(taskId: string, ms: number, known?: TaskRow): Promise<TaskRow | null> {
+  waitFor(taskId: string, ms: number, known?: TaskRow): Promise<{ row: TaskRow; timeline: TimelineEvent[] | null } | null> {
     return new Promise((resolve) => {
-      const done = (row: TaskRow | null = null) => { clearTimeout(t); this.events.off(taskId, on); resolve(row) }
-      const on = (e: TaskEvent) => { if (e.status === 'failed' || e.status === 'completed' || e.status === 'held' || e.status === 'queued') done(e.row ?? null) }
+      const done = (e: TaskEvent | null = null) => { clearTimeout(t); this.events.off(taskId, on); resolve(e?.row ? { row: e.row, timeline: e.timeline ?? null } : null) }
+      const on = (e: TaskEvent) => { if (ENDS_WAIT.has(e.status)) done(e) }
       const t = setTimeout(done, ms)
       this.events.on(taskId, on)
       const cur = known ?? this.task(taskId)
@@ -296,7 +314,34 @@ export class PipelineRunner {
     const last = Number(this.eventInsert(events.length).run(...args).lastInsertRowid)
     const first = last - events.length + 1
     const lastIndex = events.length - 1
-    queueMicrotask(() => { events.forEach((e, i) => this.events.emit(taskId, { id: first + i, taskId, ...e, ...(i === lastIndex && row ? { row } : {}) })) })
+    queueMicrotask(() => {
+      const timeline = this.track(taskId, first, events)
+      events.forEach((e, i) => this.events.emit(taskId, { id: first + i, taskId, ...e, ...(i === lastIndex ? { ...(row ? { row } : {}), ...(timeline ? { timeline } : {}) } : {}) }))
+    })
+  }
+
+  /**
+   * Keeps the timeline of a task this process saw from its stage 1 event on; returns it whole when
+   * these events end a submit's wait (and forgets it). A timeline that does not read as one run of
+   * the pipeline (ids not increasing, stages going back: events of a transaction rolled back after
+   * they were published, whose ids were handed out again) is dropped, and the answer reads the
+   * stored one instead.
+   */
+  private track(taskId: string, first: number, events: Omit<TaskEvent, 'id' | 'taskId'>[]): TimelineEvent[] | null {
+    let kept = this.timelines.get(taskId)
+    if (!kept) {
+      if (events[0]!.stage !== 1) return null // a task resumed here (approval, restart): its start is stored only
+      if (this.timelines.size >= 10_000) this.timelines.clear() // never ended (a submit rolled back after its events went out): their answers read the stored timelines
+      this.timelines.set(taskId, (kept = []))
+    }
+    for (const [i, e] of events.entries()) {
+      const prev = kept[kept.length - 1]
+      if (prev && (first + i <= prev.id || e.stage < prev.stage)) { this.timelines.delete(taskId); return null }
+      kept.push({ id: first + i, stage: e.stage, name: e.name, status: e.status, detail: e.detail, at: e.at })
+    }
+    if (!ENDS_WAIT.has(events[events.length - 1]!.status)) return null
+    this.timelines.delete(taskId)
+    return kept
   }
 
   private eventInserts = new Map<number, Statement>()

@@ -56,10 +56,10 @@ export function taskRoutes(s: Services) {
         const wait = queryInt('wait', query.wait, WAIT) * 1000
         const answer = async (taskId: string, replayed: boolean, known?: TaskRow) => {
           const settled = wait > 0 ? await s.pipeline.waitFor(taskId, wait, known) : null
-          const cur = settled ?? s.pipeline.task(taskId)!
+          const cur = settled?.row ?? s.pipeline.task(taskId)!
           if (replayed) set.headers['idempotent-replayed'] = 'true'
           if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
-          return s.tasks.detail(cur, true)
+          return s.tasks.detail(cur, true, settled?.timeline)
         }
         // A replay answers the original task before any payment, credit or guardrail check.
         const prior = s.tasks.replay(auth, body, idempotencyKey)

@@ -8,7 +8,7 @@ import { isoOrNull } from '../clock'
 import { badRequest, conflict, notFound } from '../http/errors'
 import { assertActsFor, type Principal } from '../http/auth'
 import { newSortableId, sha256Hex } from '../lib/ids'
-import { TERMINAL, type TaskEvent } from '../pipeline/runner'
+import { TERMINAL, type TimelineEvent } from '../pipeline/runner'
 import type { TaskRow } from '../pipeline/types'
 import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
@@ -130,21 +130,29 @@ export class TaskService {
     }
   }
 
-  /** Detail: public fields plus receipt and attestation; prompt, output and timeline for the owner. */
-  detail(t: TaskRow, owner: boolean) {
+  /**
+   * Detail: public fields plus receipt and attestation; prompt, output and timeline for the owner.
+   * `timeline`: the task's events as the pipeline just published them (PipelineRunner.waitFor),
+   * instead of reading them.
+   */
+  detail(t: TaskRow, owner: boolean, timeline: TimelineEvent[] | null = null) {
     const att = t.attestationUid ? this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null : null
+    const events = owner ? (timeline ?? this.storedTimeline(t.id)) : null
     const base = {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
       creditsCharged: t.creditsCharged, receipt: t.receipt, attestation: att ? JSON.parse(att.attestation) : null,
-      computeJobId: t.computeJobId, approvalId: this.s.approvals.idForTask(t.id),
+      // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
+      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.s.approvals.idForTask(t.id),
     }
-    if (!owner) return base
-    return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: this.timeline(t.id) }
+    if (!events) return base
+    return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
   }
 
-  timeline(taskId: string): Omit<TaskEvent, 'taskId'>[] {
-    return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as any[])
-      .map((e) => ({ id: e.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail ? JSON.parse(e.detail) : null, at: new Date(e.at).toISOString() })) as never
+  timeline(taskId: string): ReturnType<typeof answered>[] { return this.storedTimeline(taskId).map(answered) }
+
+  private storedTimeline(taskId: string): TimelineEvent[] {
+    return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as (Omit<TimelineEvent, 'detail'> & { detail: string | null })[])
+      .map((e) => ({ ...e, detail: e.detail ? JSON.parse(e.detail) as Record<string, unknown> : null }))
   }
 
   /**
@@ -183,4 +191,12 @@ export class TaskService {
       },
     })
   }
+}
+
+/** A timeline event as answered: `at` in ISO 8601. */
+const answered = (e: TimelineEvent) => ({ id: e.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail, at: new Date(e.at).toISOString() })
+
+const approvalIdOf = (events: TimelineEvent[]): string | null => {
+  const held = events.find((e) => e.status === 'held')
+  return typeof held?.detail?.approvalId === 'string' ? held.detail.approvalId : null
 }

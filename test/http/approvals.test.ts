@@ -50,6 +50,7 @@ async function held(o: Op, action: Record<string, unknown> = ACTION, taskType = 
   expect(r.status).toBe(202)
   expect(r.body).toMatchObject({ status: 'PENDING_APPROVAL', creditsCharged: 0, stage: 1 })
   expect(r.body.approvalId).toMatch(/^apr_/)
+  expect((await s.get(`/api/v1/tasks/${r.body.id}`, { key: o.agentKey })).body).toEqual(r.body) // the answer's timeline (from memory) is the stored one
   return { taskId: r.body.id, approvalId: r.body.approvalId }
 }
 

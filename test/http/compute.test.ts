@@ -306,6 +306,9 @@ describe('tasks through remote providers', () => {
     expect(r.body.timeline.find((e: any) => e.name === 'compute')).toMatchObject({ status: 'done', detail: { provider: 'oai-basic', model: 'fake-gpt-basic' } })
     expect(r.body.ipfsCid).toBeTruthy()
     expect(r.body.receipt).toBeTruthy()
+    // the provider's answer committed on its own, then stages 4–8: the answer's timeline (kept in memory) is the stored one
+    expect(r.body.timeline.map((e: any) => e.stage)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    expect((await s.get(`/api/v1/tasks/${r.body.id}`, { key: reg.body.apiKey })).body).toEqual(r.body)
 
     const calls = fake.requests.slice(n0)
     expect(calls).toHaveLength(1)

@@ -28,16 +28,16 @@ test('on the worker, every document type signs as viem does', async () => {
   const jobs: Promise<void>[] = []
   for (let i = 1; i <= 12; i++) {
     jobs.push(signer.signReceipt(receipt(i)).then(async (r) => {
-      expect(r.signature).toBe(await account.signTypedData({ domain: signer.receiptDomain, types: r.payload.types as never, primaryType: 'TaskReceipt', message: receipt(i) as never }))
+      expect(r.signature).toBe(await account.signTypedData({ domain: signer.receiptDomain, types: r.payload.types, primaryType: 'TaskReceipt', message: receipt(i) } as never))
     }))
     jobs.push(signer.signWebhook(webhook(i)).then(async (sig) => {
-      expect(sig).toBe(await account.signTypedData({ domain: signer.webhookDomain, types: { ApprovalWebhook: WEBHOOK_FIELDS.map((name) => ({ name, type: 'string' })) }, primaryType: 'ApprovalWebhook', message: webhook(i) }))
+      expect(sig).toBe(await account.signTypedData({ domain: signer.webhookDomain, types: { ApprovalWebhook: WEBHOOK_FIELDS.map((name) => ({ name, type: 'string' })) }, primaryType: 'ApprovalWebhook', message: webhook(i) } as never))
     }))
     const a = signer.attest({ time: 1_700_000_000n + BigInt(i), data: toHex(`data ${i}`) as Hex, salt: h(`salt ${i}`) })
     jobs.push(a.signed.then(async (s) => {
       const message = { version: 2, schema: TASK_SCHEMA_UID, recipient: zeroAddress, time: 1_700_000_000n + BigInt(i), expirationTime: 0n, revocable: true, refUID: `0x${'0'.repeat(64)}`, data: toHex(`data ${i}`), salt: h(`salt ${i}`) }
       expect(s.uid).toBe(a.uid)
-      expect(s.signatureHex).toBe(await account.signTypedData({ domain: signer.easDomain, types: s.sig.types as never, primaryType: 'Attest', message: message as never }))
+      expect(s.signatureHex).toBe(await account.signTypedData({ domain: signer.easDomain, types: s.sig.types, primaryType: 'Attest', message } as never))
     }))
   }
   await Promise.all(jobs)
