@@ -62,6 +62,13 @@ export class PipelineRunner {
    * answer then needs no read of task_events. Bounded by the tasks in flight.
    */
   private timelines = new Map<string, TimelineEvent[]>()
+  /**
+   * Tasks as admit() left them (stages 1–2 done, their job claimed in the same transaction), for
+   * the first run of their job: it starts from this row instead of reading it again. Taken once;
+   * a later attempt reads the task. An entry whose transaction was rolled back is never taken (its
+   * job never starts) and goes with the next clear.
+   */
+  private admitted = new Map<string, TaskRow>()
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
@@ -94,6 +101,8 @@ export class PipelineRunner {
     }
     task = this.commitAll(inserted, done)
     this.s.jobs.enqueue('task.run', { taskId: task.id }, { dedupeKey: `task:${task.id}`, maxAttempts: 10 })
+    if (this.admitted.size >= 10_000) this.admitted.clear()
+    this.admitted.set(task.id, task)
     return task
   }
 
@@ -117,7 +126,9 @@ export class PipelineRunner {
   }
 
   private async runOnce(taskId: string, job: JobRow | undefined): Promise<void> {
-    const first = this.task(taskId)
+    const admitted = this.admitted.get(taskId)
+    this.admitted.delete(taskId)
+    const first = (job?.attempts === 1 ? admitted : undefined) ?? this.task(taskId)
     if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
     let task: TaskRow = first
     const agent = this.s.agents.byId(task.agentId)!
