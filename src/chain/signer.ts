@@ -77,22 +77,31 @@ export class Signer {
   /** The worker between its start and its ready message. */
   private starting: Worker | null = null
   private workerWanted = false
-  private pending = new Map<number, { typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
+  private pending = new Map<number, { kind: DocumentKind; message: Record<string, unknown>; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
   /**
-   * The (domain, types, primary type) combinations the worker was sent, by object identity (the
-   * domains and type tables are long-lived objects): each goes to the worker once, and a signature
-   * request then carries only the message. Copying the domain and the types into every message cost
-   * more than half of its structured clone (~25 µs of the main thread's time per attestation).
+   * Domain, types and primary type of each kind of document the service signs. The worker gets
+   * them with its key, and a signature request carries only the kind and the message: copying
+   * the domain and the types into every request cost more than half of its structured clone
+   * (~25 µs of the main thread's time per attestation).
    */
-  private templates = new Map<object, Map<object, Map<string, number>>>()
-  private templateSeq = 0
+  private readonly documents: Record<DocumentKind, DocumentType>
 
   constructor(private privateKey: Hex, readonly since: string, readonly chainId: number) {
     this.receiptDomain = { name: 'TaskGate Receipt', version: '1', chainId }
     this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
     this.webhookDomain = { name: 'TaskGate Webhook', version: '1', chainId }
     this.tosDomain = { name: 'TaskGate', version: '1', chainId }
+    this.documents = {
+      receipt: { domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt' },
+      attestation: { domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest' },
+      webhook: { domain: this.webhookDomain, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook' },
+    }
+  }
+
+  /** The typed data of a document of this kind. */
+  private typedData(kind: DocumentKind, message: Record<string, unknown>): Parameters<typeof signTypedDataCached>[1] {
+    return { ...this.documents[kind], message } as never
   }
 
   /**
@@ -132,10 +141,9 @@ export class Signer {
         this.library = null
         const pending = [...this.pending.values()]
         this.pending.clear()
-        for (const p of pending) signTypedDataCached(this.privateKey, p.typedData as never).then(p.resolve, p.reject)
+        for (const p of pending) signTypedDataCached(this.privateKey, this.typedData(p.kind, p.message)).then(p.resolve, p.reject)
       }
-      this.templates.clear() // a new worker knows none
-      w.postMessage({ init: this.privateKey })
+      w.postMessage({ init: this.privateKey, documents: this.documents })
       ;(w as Worker & { unref(): void }).unref() // never keeps the process alive
       this.starting = w
     } catch { /* signing stays in-process */ }
@@ -163,37 +171,22 @@ export class Signer {
    */
   mainIsIdle: () => boolean = () => false
 
-  private sign(typedData: Parameters<PrivateKeyAccount['signTypedData']>[0]): Promise<Hex> {
+  private sign(kind: DocumentKind, message: Record<string, unknown>): Promise<Hex> {
     if (this.workerWanted) this.spawnWorker()
     const w = this.worker
-    if (!w || (this.pending.size > 0 && this.mainIsIdle())) return signTypedDataCached(this.privateKey, typedData as never)
+    if (!w || (this.pending.size > 0 && this.mainIsIdle())) return signTypedDataCached(this.privateKey, this.typedData(kind, message))
     const id = ++this.seq
-    const t = this.template(w, typedData as unknown as { domain: object; types: object; primaryType: string })
-    return new Promise((resolve, reject) => { this.pending.set(id, { typedData, resolve, reject }); w.postMessage({ id, t, message: typedData.message }) })
-  }
-
-  /** The worker's number for this typed data's domain, types and primary type; sent to it the first time. */
-  private template(w: Worker, td: { domain: object; types: object; primaryType: string }): number {
-    let byTypes = this.templates.get(td.domain)
-    if (!byTypes) this.templates.set(td.domain, (byTypes = new Map()))
-    let byPrimary = byTypes.get(td.types)
-    if (!byPrimary) byTypes.set(td.types, (byPrimary = new Map()))
-    let t = byPrimary.get(td.primaryType)
-    if (t === undefined) {
-      byPrimary.set(td.primaryType, (t = ++this.templateSeq))
-      w.postMessage({ template: t, domain: td.domain, types: td.types, primaryType: td.primaryType })
-    }
-    return t
+    return new Promise((resolve, reject) => { this.pending.set(id, { kind, message, resolve, reject }); w.postMessage({ id, kind, message }) })
   }
 
   async signReceipt(message: ReceiptMessage): Promise<SignedTypedData<Record<string, unknown>>> {
-    const signature = await this.sign({ domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message } as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0])
+    const signature = await this.sign('receipt', message as unknown as Record<string, unknown>)
     return { payload: { domain: { ...this.receiptDomain }, types: RECEIPT_TYPES, primaryType: 'TaskReceipt', message: jsonSafe(message as unknown as Record<string, unknown>) }, signature, signer: this.address }
   }
 
   /** EIP-712 signature of an approval webhook's normalised fields (primary type ApprovalWebhook, all strings). */
   signWebhook(message: Record<string, string>): Promise<Hex> {
-    return this.sign({ domain: this.webhookDomain, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook', message } as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0])
+    return this.sign('webhook', message)
   }
 
   /**
@@ -206,7 +199,7 @@ export class Signer {
       revocable: true, refUID: a.refUID ?? (`0x${'0'.repeat(64)}` as Hex), data: a.data, salt: a.salt,
     }
     const uid = offchainUid(message)
-    const signed = this.sign({ domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest', message } as Parameters<PrivateKeyAccount['signTypedData']>[0])
+    const signed = this.sign('attestation', message)
       .then((signature) => {
         const { r, s, v } = splitSig(signature)
         return {
@@ -219,6 +212,10 @@ export class Signer {
     return { uid, signed }
   }
 }
+
+/** The kinds of EIP-712 documents signed through sign() (on the signing worker when it runs). */
+export type DocumentKind = 'receipt' | 'attestation' | 'webhook'
+export interface DocumentType { domain: Record<string, unknown>; types: Record<string, readonly { name: string; type: string }[]>; primaryType: string }
 
 export interface ReceiptMessage {
   taskId: string; operatorId: string; agentId: string; taskType: string; model: string; provider: string

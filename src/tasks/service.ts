@@ -148,8 +148,6 @@ export class TaskService {
     return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
   }
 
-  timeline(taskId: string): ReturnType<typeof answered>[] { return this.storedTimeline(taskId).map(answered) }
-
   private storedTimeline(taskId: string): TimelineEvent[] {
     return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as (Omit<TimelineEvent, 'detail'> & { detail: string | null })[])
       .map((e) => ({ ...e, detail: e.detail ? JSON.parse(e.detail) as Record<string, unknown> : null }))
@@ -184,7 +182,7 @@ export class TaskService {
           if (cur && (TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') && (e.status === 'failed' || e.status === 'completed' || e.status === 'held')) sink.close()
         }
         emitter.on(t.id, send)
-        for (const e of this.timeline(t.id)) send(e as never)
+        for (const e of this.storedTimeline(t.id)) send(e)
         const cur = this.s.pipeline.task(t.id)
         if (cur && TERMINAL.has(cur.status)) sink.close()
         return () => { emitter.off(t.id, send) }

@@ -1,6 +1,6 @@
-// The signing worker (src/chain/sign-worker.ts) behind Signer: each (domain, types, primary type)
-// goes to it once, then requests carry only the message. Signatures of every document type, asked
-// for interleaved and concurrently (so templates arrive between requests), equal viem's.
+// The signing worker (src/chain/sign-worker.ts) behind Signer: it gets each document kind's domain,
+// types and primary type with its key, then requests carry only the kind and the message.
+// Signatures of every document kind, asked for interleaved and concurrently, equal viem's.
 import { afterAll, expect, test } from 'bun:test'
 import { keccak256, toHex, zeroAddress, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
