@@ -1,11 +1,11 @@
 // Signs EIP-712 typed data off the main thread (hashing and secp256k1 signing cost ~0.6 ms per
 // signature; two per task). Started by Signer at the first signature; the key arrives in the first
-// message, and the worker answers `ready` once it can sign. It signs with libsecp256k1 in
-// WebAssembly (src/chain/secp256k1-wasm.ts) once that loaded and gave its known answer; otherwise
-// with noble, as the main thread does. The first message carries the key and the domain, types and
+// message, and the worker answers `ready` once it can sign. It signs with libsecp256k1, the native
+// addon or else the WebAssembly build (src/chain/secp256k1.ts), once that loaded and gave its known
+// answer; otherwise with noble. The first message carries the key and the domain, types and
 // primary type of each kind of document; a request carries only the kind and the message.
 import { keccakReady } from '../lib/keccak'
-import { loadWasmSigner, type HashSigner } from './secp256k1-wasm'
+import { loadLibsecp256k1, type HashSigner, type SigningLibrary } from './secp256k1'
 import { nobleSign, signTypedDataCached } from './typed-data'
 import type { DocumentKind, DocumentType } from './signer'
 
@@ -13,6 +13,7 @@ Bun.unsafe.setJITPolicy(1) // signing is hot code: the normal JIT policy, whatev
 declare const self: Worker
 let privateKey: `0x${string}` | null = null
 let signHash: HashSigner = nobleSign
+let library: SigningLibrary = 'noble'
 type TypedData = Parameters<typeof signTypedDataCached>[1]
 let documents: Record<DocumentKind, DocumentType> | null = null
 
@@ -23,9 +24,10 @@ self.onmessage = async (e: MessageEvent) => {
     documents = m.documents!
     await keccakReady() // the WebAssembly keccak that viem hashes with in the binary (src/lib/viem-keccak.ts)
     // The signer loads before `ready` (~25 ms); until then the main thread signs.
-    signHash = (await loadWasmSigner()) ?? nobleSign
+    const lib = await loadLibsecp256k1()
+    if (lib) ({ sign: signHash, library } = lib)
     await signTypedDataCached(privateKey, { domain: { name: 'warm-up' }, types: { W: [{ name: 'w', type: 'uint8' }] }, primaryType: 'W', message: { w: 0 } }, signHash)
-    self.postMessage({ ready: true, library: signHash === nobleSign ? 'noble' : 'libsecp256k1' })
+    self.postMessage({ ready: true, library })
     return
   }
   try {

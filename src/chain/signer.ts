@@ -5,7 +5,9 @@ import { encodeAbiParameters, encodePacked, hexToBytes, parseAbiParameters, toHe
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { keccak256 } from '../lib/keccak'
 import { workerUrl } from '../lib/worker-url'
-import { signTypedDataCached } from './typed-data'
+import { loadNativeSigner } from './secp256k1-native'
+import type { HashSigner } from './secp256k1'
+import { nobleSign, signTypedDataCached } from './typed-data'
 
 /** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
 export const CHAIN_IDS = { testnet: 84532, live: 8453 } as const
@@ -72,13 +74,15 @@ export class Signer {
   readonly tosDomain: { name: string; version: string; chainId: number }
   /** The signing worker, once it said it is ready (signatures go to it from then on). */
   private worker: Worker | null = null
-  /** What the ready worker signs with: 'libsecp256k1' or 'noble' (src/chain/sign-worker.ts). */
+  /** What the ready worker signs with (src/chain/secp256k1.ts, SigningLibrary). */
   private library: string | null = null
   /** The worker between its start and its ready message. */
   private starting: Worker | null = null
   private workerWanted = false
   private pending = new Map<number, { kind: DocumentKind; message: Record<string, unknown>; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
+  /** The main thread's secp256k1 (see local()). */
+  private localHash: HashSigner | null = null
   /**
    * Domain, types and primary type of each kind of document the service signs. The worker gets
    * them with its key, and a signature request carries only the kind and the message: copying
@@ -97,6 +101,15 @@ export class Signer {
       attestation: { domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest' },
       webhook: { domain: this.webhookDomain, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook' },
     }
+  }
+
+  /**
+   * Signs here, on the main thread: with libsecp256k1's native addon where it loads (loaded at the
+   * first signature made here, ~2 ms), else with noble. Not with the WebAssembly build, whose
+   * compiled module would cost the main thread several MB for a signature it rarely makes.
+   */
+  private local(kind: DocumentKind, message: Record<string, unknown>): Promise<Hex> {
+    return signTypedDataCached(this.privateKey, this.typedData(kind, message), this.localHash ??= loadNativeSigner() ?? nobleSign)
   }
 
   /** The typed data of a document of this kind. */
@@ -141,7 +154,7 @@ export class Signer {
         this.library = null
         const pending = [...this.pending.values()]
         this.pending.clear()
-        for (const p of pending) signTypedDataCached(this.privateKey, this.typedData(p.kind, p.message)).then(p.resolve, p.reject)
+        for (const p of pending) this.local(p.kind, p.message).then(p.resolve, p.reject)
       }
       w.postMessage({ init: this.privateKey, documents: this.documents })
       ;(w as Worker & { unref(): void }).unref() // never keeps the process alive
@@ -174,7 +187,7 @@ export class Signer {
   private sign(kind: DocumentKind, message: Record<string, unknown>): Promise<Hex> {
     if (this.workerWanted) this.spawnWorker()
     const w = this.worker
-    if (!w || (this.pending.size > 0 && this.mainIsIdle())) return signTypedDataCached(this.privateKey, this.typedData(kind, message))
+    if (!w || (this.pending.size > 0 && this.mainIsIdle())) return this.local(kind, message)
     const id = ++this.seq
     return new Promise((resolve, reject) => { this.pending.set(id, { kind, message, resolve, reject }); w.postMessage({ id, kind, message }) })
   }

@@ -5,7 +5,7 @@
 // domain. test/unit/typed-data.test.ts checks byte equality with viem's signTypedData.
 import { concat, getTypesForEIP712Domain, hashDomain, hashStruct, keccak256, validateTypedData, type Hex, type TypedDataDefinition } from 'viem'
 import { sign } from 'viem/accounts'
-import type { HashSigner } from './secp256k1-wasm'
+import type { HashSigner } from './secp256k1'
 
 const separators = new Map<string, Hex>()
 
@@ -24,7 +24,7 @@ export function hashTypedDataCached(td: TypedDataDefinition): Hex {
 /** viem's sign: noble secp256k1, RFC 6979. */
 export const nobleSign: HashSigner = (hash, privateKey) => sign({ hash, privateKey, to: 'hex' })
 
-/** `signHash`: the secp256k1 signature of the digest (the signing worker passes libsecp256k1's, src/chain/secp256k1-wasm.ts). */
+/** `signHash`: the secp256k1 signature of the digest (libsecp256k1's where it loads, src/chain/secp256k1.ts). */
 export async function signTypedDataCached(privateKey: Hex, td: TypedDataDefinition, signHash: HashSigner = nobleSign): Promise<Hex> {
   return signHash(hashTypedDataCached(td), privateKey)
 }

@@ -1,0 +1,39 @@
+// The secp256k1 signers a digest can be signed with, fastest first: libsecp256k1 as a native addon
+// (src/chain/secp256k1-native.ts), libsecp256k1 in WebAssembly (src/chain/secp256k1-wasm.ts), and
+// noble, what viem signs with (src/chain/typed-data.ts, nobleSign). All give the same RFC 6979
+// signatures with low S, byte for byte; a library is used only once it reproduces a known answer.
+import type { Hex } from 'viem'
+
+/** Signs a 32-byte digest: r ‖ s ‖ v (0x1b or 0x1c), as viem's `sign({ hash, privateKey, to: 'hex' })`. */
+export type HashSigner = (hash: Hex, privateKey: Hex) => Hex | Promise<Hex>
+
+/** The library a signer came from (the `taskgate_signing_library` metric's label). */
+export type SigningLibrary = 'libsecp256k1-native' | 'libsecp256k1-wasm' | 'noble'
+
+/**
+ * A known answer, made by viem's sign (test/unit/typed-data.test.ts recomputes it): a loaded
+ * library must reproduce it before it signs anything (without building noble's tables for a
+ * comparison).
+ */
+export const KNOWN_ANSWER = {
+  privateKey: '0x95b6a4c9f443bd39b336d8d2e8f8f176306765fa40fba0321076779a5051dafc',
+  hash: '0x93cdbd6febf7346dbe6a801979925e8f65e29277856b5ed0501f00c617055d1d',
+  signature: '0xd0629d88a984336f0d9c73949f9ed833a09b3fec5643fe2fbcd80f7b04136ac961e90ad20559694d5b51b0b25b20da63a0300f094c81052f7fb74b436a207a261c',
+} as const
+
+/** The signer when it gives the known answer, otherwise null. */
+export function checked(signer: (hash: Hex, privateKey: Hex) => Hex): HashSigner | null {
+  try {
+    return signer(KNOWN_ANSWER.hash, KNOWN_ANSWER.privateKey) === KNOWN_ANSWER.signature ? signer : null
+  } catch { return null }
+}
+
+/** The fastest libsecp256k1 that loads here: the native addon, else the WebAssembly build; null if neither does. */
+export async function loadLibsecp256k1(): Promise<{ sign: HashSigner; library: SigningLibrary } | null> {
+  const { loadNativeSigner } = await import('./secp256k1-native')
+  const native = loadNativeSigner()
+  if (native) return { sign: native, library: 'libsecp256k1-native' }
+  const { loadWasmSigner } = await import('./secp256k1-wasm')
+  const wasm = await loadWasmSigner()
+  return wasm ? { sign: wasm, library: 'libsecp256k1-wasm' } : null
+}
