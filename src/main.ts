@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
 import { openMigrated } from './db/template'
+import { applyEngineOptions } from './lib/engine-options'
 import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
@@ -53,6 +54,7 @@ async function main(argv: string[]): Promise<void> {
       for (const s of SETTINGS) process.stdout.write(`${s.env.padEnd(42)} ${s.key.padEnd(38)} ${s.doc}\n`)
       return
     case 'serve': {
+      applyEngineOptions() // may replace this process with itself (src/lib/engine-options.ts)
       const { startServer } = await import('./server')
       const config = loadConfig(flags)
       const server = await startServer(config)

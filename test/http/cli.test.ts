@@ -20,6 +20,15 @@ describe('CLI', () => {
     expect(bad.stderr).toContain('unknown command')
   })
 
+  test('serve refuses a malformed TASKGATE_HEAP_GROWTH before it opens anything', async () => {
+    const dir = join(tempDir(), 'never-created')
+    dirs.push(dir)
+    const r = await cli(['serve', '--port', '0', '--data-dir', dir], { TASKGATE_HEAP_GROWTH: 'lots' })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('TASKGATE_HEAP_GROWTH must be a number from 1.1 to 3, or "engine"')
+    expect(existsSync(dir)).toBe(false)
+  })
+
   test('migrate creates the data dir, the database and secrets readable only by the owner', async () => {
     const dir = join(tempDir(), 'nested', 'data')
     dirs.push(dir)

@@ -1,6 +1,6 @@
 // Health, readiness, metrics, OpenAPI, docs, public config, request ids, the test clock.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { prebuilds } from '../../src/chain/secp256k1-prebuilds'
@@ -94,6 +94,19 @@ describe('metrics', () => {
       const proof = (await s.get(`/api/v1/public/proof/${t.receiptCid}`)).body
       expect(proof.verification).toEqual({ signatureValid: true, signer: expect.any(String), signerKnown: true, cidMatches: true })
     }
+  })
+})
+
+describe('engine options (src/lib/engine-options.ts)', () => {
+  const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
+  test.if(process.platform === 'linux')('serve replaced itself, in the process it started as, with the heap growth option; TASKGATE_HEAP_GROWTH=engine leaves it out', async () => {
+    expect(environ(s.proc.pid)).toContain('BUN_JSC_heapGrowthMaxIncrease=0.5') // the pid the test spawned, now running with the option
+    expect((await s.get('/healthz')).status).toBe(200)
+    const plain = await startServer({ TASKGATE_HEAP_GROWTH: 'engine' })
+    try {
+      expect(environ(plain.proc.pid).some((v) => v.startsWith('BUN_JSC_'))).toBe(false)
+      expect((await plain.get('/healthz')).status).toBe(200)
+    } finally { await plain.cleanup() }
   })
 })
 

@@ -1,0 +1,40 @@
+// The JavaScript engine's options `taskgate serve` runs with. JavaScriptCore reads its options
+// from the environment (BUN_JSC_<name>) once, as the process starts, so `serve` replaces itself
+// (execve: the same process id, arguments, file descriptors) with the same program and the options
+// added to its environment, before it opens anything. Options already in the environment win, and
+// nothing is replaced when there is nothing to add (or where execve does not exist: Windows).
+//
+// The one option: on machines with 16 GB of RAM or more, JavaScriptCore's "aggressive" heap growth
+// lets the heap grow to 3× its size after a collection before the next full one (heapGrowthMaxIncrease
+// 2); for a gateway whose live heap is ~15–20 MB that is what made the peak RSS under load ~190–200
+// MB. TASKGATE_HEAP_GROWTH (default 1.5) sets that ratio; `engine` keeps the engine's default.
+// Smaller machines use the engine's other growth rule (2×, 1.5×, 1.24× by the share of RAM in use),
+// which this option does not change. Measured in docs/performance.md ("Memory").
+
+import { ConfigError } from '../config'
+
+export const HEAP_GROWTH_ENV = 'TASKGATE_HEAP_GROWTH'
+const DEFAULT_HEAP_GROWTH = 1.5
+const MARK = 'TASKGATE_ENGINE_OPTIONS' // set in the replaced process: never replace twice
+
+/** The BUN_JSC_* variables to add for this environment; throws on a malformed TASKGATE_HEAP_GROWTH. */
+export function engineEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const raw = env[HEAP_GROWTH_ENV]?.trim() || String(DEFAULT_HEAP_GROWTH)
+  if (raw === 'engine') return {}
+  const growth = Number(raw)
+  if (!Number.isFinite(growth) || growth < 1.1 || growth > 3) throw new ConfigError(`${HEAP_GROWTH_ENV} must be a number from 1.1 to 3, or "engine" (got "${raw}")`)
+  const add: Record<string, string> = {}
+  if (env.BUN_JSC_heapGrowthMaxIncrease === undefined) add.BUN_JSC_heapGrowthMaxIncrease = String(Math.round((growth - 1) * 1000) / 1000)
+  return add
+}
+
+/** Replaces this process with itself and the engine options added, when there are any to add. Returns otherwise. */
+export function applyEngineOptions(): void {
+  if (process.env[MARK] || typeof process.execve !== 'function' || process.platform === 'win32') return
+  const add = engineEnv(process.env)
+  if (Object.keys(add).length === 0) return
+  // In the compiled binary argv[1] is the embedded entry point (/$bunfs/root/…), not an argument.
+  const compiled = process.argv[1]?.startsWith('/$bunfs/') === true
+  const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)]
+  process.execve(process.execPath, [process.execPath, ...args], { ...process.env, ...add, [MARK]: '1' })
+}
