@@ -14,6 +14,7 @@
 import { ConfigError } from '../config'
 
 export const HEAP_GROWTH_ENV = 'TASKGATE_HEAP_GROWTH'
+export const HEAP_GROWTH_DOC = 'On machines with 16 GB of RAM or more: how far the JavaScript heap may grow after a collection before the next full one (default 1.5; "engine": the engine\'s own, 3x). Environment only: `serve` applies it by replacing itself at start.'
 const DEFAULT_HEAP_GROWTH = 1.5
 const MARK = 'TASKGATE_ENGINE_OPTIONS' // set in the replaced process: never replace twice
 

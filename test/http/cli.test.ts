@@ -15,6 +15,7 @@ describe('CLI', () => {
     expect(v.stdout).toMatch(/^taskgate \d+\.\d+\.\d+ \(bun /)
     const c = await cli(['config'])
     expect(c.stdout).toContain('TASKGATE_PORT')
+    expect(c.stdout).toMatch(/^TASKGATE_HEAP_GROWTH +\(environment only\) /m)
     const bad = await cli(['frobnicate'])
     expect(bad.code).not.toBe(0)
     expect(bad.stderr).toContain('unknown command')
