@@ -29,13 +29,24 @@ export function engineEnv(env: Record<string, string | undefined>): Record<strin
   return add
 }
 
-/** Replaces this process with itself and the engine options added, when there are any to add. Returns otherwise. */
-export function applyEngineOptions(): void {
-  if (process.env[MARK] || typeof process.execve !== 'function' || process.platform === 'win32') return
-  const add = engineEnv(process.env)
+/** What applyEngineOptions uses of `process` (a parameter for the tests). */
+export type ProcessLike = Pick<typeof process, 'env' | 'argv' | 'execArgv' | 'execPath' | 'platform'> & {
+  execve?: (file: string, args: string[], env: Record<string, string | undefined>) => void
+  stderr: { write(s: string): unknown }
+}
+
+/** Replaces this process with itself and the engine options added, when there are any to add. Returns otherwise (also when execve fails). */
+export function applyEngineOptions(p: ProcessLike = process): void {
+  if (p.env[MARK] || typeof p.execve !== 'function' || p.platform === 'win32') return
+  const add = engineEnv(p.env)
   if (Object.keys(add).length === 0) return
   // In the compiled binary argv[1] is the embedded entry point (/$bunfs/root/…), not an argument.
-  const compiled = process.argv[1]?.startsWith('/$bunfs/') === true
-  const args = compiled ? process.argv.slice(2) : [...process.execArgv, ...process.argv.slice(1)]
-  process.execve(process.execPath, [process.execPath, ...args], { ...process.env, ...add, [MARK]: '1' })
+  const compiled = p.argv[1]?.startsWith('/$bunfs/') === true
+  const args = compiled ? p.argv.slice(2) : [...p.execArgv, ...p.argv.slice(1)]
+  try {
+    p.execve(p.execPath, [p.execPath, ...args], { ...p.env, ...add, [MARK]: '1' })
+  } catch (e) {
+    // Not replaced (the executable cannot be run again: permissions, a sandbox): serve as it is.
+    p.stderr.write(`warning: could not restart with the engine options ${Object.entries(add).map(([k, v]) => `${k}=${v}`).join(' ')} (${(e as Error).message}); serving with the engine's defaults\n`)
+  }
 }
