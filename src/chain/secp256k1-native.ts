@@ -11,20 +11,18 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bytesToHex, hexToBytes, type Hex } from 'viem'
+import { embeddedPath } from '../lib/worker-url'
 import { prebuilds } from './secp256k1-prebuilds'
-import { checked, type HashSigner } from './secp256k1'
+import { hashSigner, type HashSigner } from './secp256k1'
 
 interface Addon { ecdsaSign(out: { signature: Uint8Array; recid: number | null }, msg32: Uint8Array, seckey: Uint8Array, data?: Uint8Array, noncefn?: unknown): number }
 
-/** A path inside the compiled binary's embedded files (/$bunfs/…; B:/~BUN/… on Windows). */
-const embedded = (path: string) => path.includes('/$bunfs/') || path.includes('/~BUN/') || path.includes('\\~BUN\\')
 
 function open(path: string): Addon | null {
   let dir: string | null = null
   try {
     let file = path
-    if (embedded(path)) {
+    if (embeddedPath(path)) {
       dir = mkdtempSync(join(tmpdir(), 'taskgate-secp256k1-'))
       file = join(dir, 'secp256k1.node')
       writeFileSync(file, readFileSync(path), { mode: 0o700, flag: 'wx' })
@@ -44,18 +42,12 @@ export function loadNativeSigner(paths: string[] = prebuilds()): HashSigner | nu
   for (const path of paths) {
     const addon = open(path)
     if (!addon) continue
-    const keys = new Map<Hex, Uint8Array>() // one key per process in practice
-    const signer = (hash: Hex, privateKey: Hex): Hex => {
-      let d = keys.get(privateKey)
-      if (!d) keys.set(privateKey, (d = hexToBytes(privateKey)))
-      const digest = hexToBytes(hash)
-      if (digest.length !== 32 || d.length !== 32) throw new Error('secp256k1: a digest and a private key are 32 bytes')
+    const signer = hashSigner((digest, key) => {
       const out = { signature: new Uint8Array(64), recid: null as number | null }
-      if (addon.ecdsaSign(out, digest, d) !== 0) throw new Error('secp256k1: the private key is invalid')
-      return `${bytesToHex(out.signature)}${out.recid === 0 ? '1b' : '1c'}` as Hex
-    }
-    const ok = checked(signer)
-    if (ok) return ok
+      if (addon.ecdsaSign(out, digest, key) !== 0) throw new Error('secp256k1: the private key is invalid')
+      return { signature: out.signature, recovery: out.recid! }
+    })
+    if (signer) return signer
   }
   return null
 }

@@ -4,19 +4,14 @@
 // (docs/performance.md). The fallback where no native addon loads (src/chain/secp256k1.ts), on the
 // signing worker only: compiling the 1.2 MB module belongs off the main thread. In the compiled
 // binary the module is embedded (scripts/build.ts); from source, tiny-secp256k1 reads it next to itself.
-import { bytesToHex, hexToBytes, type Hex } from 'viem'
-import { checked, type HashSigner } from './secp256k1'
+import { hashSigner, type HashSigner } from './secp256k1'
 
 /** libsecp256k1's signer, or null when the module does not load or does not give the known answer. */
 export async function loadWasmSigner(): Promise<HashSigner | null> {
   let ecc: typeof import('tiny-secp256k1')
   try { ecc = await import('tiny-secp256k1') } catch { return null }
-  const keys = new Map<Hex, Uint8Array>() // one key per process in practice
-  const signer = (hash: Hex, privateKey: Hex): Hex => {
-    let d = keys.get(privateKey)
-    if (!d) keys.set(privateKey, (d = hexToBytes(privateKey)))
-    const { signature, recoveryId } = ecc.signRecoverable(hexToBytes(hash), d)
-    return `${bytesToHex(signature)}${recoveryId === 0 ? '1b' : '1c'}` as Hex
-  }
-  return checked(signer)
+  return hashSigner((digest, key) => {
+    const { signature, recoveryId } = ecc.signRecoverable(digest, key)
+    return { signature, recovery: recoveryId }
+  })
 }

@@ -2,7 +2,7 @@
 // (src/chain/secp256k1-native.ts), libsecp256k1 in WebAssembly (src/chain/secp256k1-wasm.ts), and
 // noble, what viem signs with (src/chain/typed-data.ts, nobleSign). All give the same RFC 6979
 // signatures with low S, byte for byte; a library is used only once it reproduces a known answer.
-import type { Hex } from 'viem'
+import { bytesToHex, hexToBytes, type Hex } from 'viem'
 
 /** Signs a 32-byte digest: r ‖ s ‖ v (0x1b or 0x1c), as viem's `sign({ hash, privateKey, to: 'hex' })`. */
 export type HashSigner = (hash: Hex, privateKey: Hex) => Hex | Promise<Hex>
@@ -21,8 +21,23 @@ export const KNOWN_ANSWER = {
   signature: '0xd0629d88a984336f0d9c73949f9ed833a09b3fec5643fe2fbcd80f7b04136ac961e90ad20559694d5b51b0b25b20da63a0300f094c81052f7fb74b436a207a261c',
 } as const
 
-/** The signer when it gives the known answer, otherwise null. */
-export function checked(signer: (hash: Hex, privateKey: Hex) => Hex): HashSigner | null {
+/** A library's recoverable ECDSA over a 32-byte digest with a 32-byte key (r ‖ s and the recovery id). */
+export type RecoverableSign = (digest: Uint8Array, key: Uint8Array) => { signature: Uint8Array; recovery: number }
+
+/**
+ * A HashSigner over a library's recoverable signature (hex in, r ‖ s ‖ v out, the key's bytes kept),
+ * when it gives the known answer; otherwise null.
+ */
+export function hashSigner(sign: RecoverableSign): HashSigner | null {
+  const keys = new Map<Hex, Uint8Array>() // one key per process in practice
+  const signer = (hash: Hex, privateKey: Hex): Hex => {
+    let key = keys.get(privateKey)
+    if (!key) keys.set(privateKey, (key = hexToBytes(privateKey)))
+    const digest = hexToBytes(hash)
+    if (digest.length !== 32 || key.length !== 32) throw new Error('secp256k1: a digest and a private key are 32 bytes')
+    const { signature, recovery } = sign(digest, key)
+    return `${bytesToHex(signature)}${recovery === 0 ? '1b' : '1c'}` as Hex
+  }
   try {
     return signer(KNOWN_ANSWER.hash, KNOWN_ANSWER.privateKey) === KNOWN_ANSWER.signature ? signer : null
   } catch { return null }

@@ -14,6 +14,7 @@
 // which this option does not change. Measured in docs/performance.md ("Memory").
 
 import { ConfigError } from '../config'
+import { embeddedPath } from './worker-url'
 
 export const HEAP_GROWTH_ENV = 'TASKGATE_HEAP_GROWTH'
 export const HEAP_GROWTH_DOC = 'On machines with 16 GB of RAM or more: how far the JavaScript heap may grow after a collection before the next full one (default 1.5; "engine": the engine\'s own, 3x). Environment only: `serve` applies it by replacing itself at start.'
@@ -43,7 +44,7 @@ export function applyEngineOptions(p: ProcessLike = process): void {
   const add = engineEnv(p.env)
   if (Object.keys(add).length === 0) return
   // In the compiled binary argv[1] is the embedded entry point (/$bunfs/root/…), not an argument.
-  const compiled = p.argv[1]?.startsWith('/$bunfs/') === true
+  const compiled = embeddedPath(p.argv[1] ?? '')
   const args = compiled ? p.argv.slice(2) : [...p.execArgv, ...p.argv.slice(1)]
   try {
     p.execve(p.execPath, [p.execPath, ...args], { ...p.env, ...add, [MARK]: '1' })
