@@ -100,7 +100,7 @@ describe('metrics', () => {
 describe('engine options (src/lib/engine-options.ts)', () => {
   const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')
   test.if(process.platform === 'linux')('serve replaced itself, in the process it started as, with the heap growth option; TASKGATE_HEAP_GROWTH=engine leaves it out', async () => {
-    expect(environ(s.proc.pid)).toContain('BUN_JSC_heapGrowthMaxIncrease=0.5') // the pid the test spawned, now running with the option
+    expect(environ(s.proc.pid)).toContain('BUN_JSC_heapGrowthMaxIncrease=0.75') // the pid the test spawned, now running with the option
     expect((await s.get('/healthz')).status).toBe(200)
     const plain = await startServer({ TASKGATE_HEAP_GROWTH: 'engine' })
     try {

@@ -3,9 +3,9 @@ import { describe, expect, test } from 'bun:test'
 import { ConfigError } from '../../src/config'
 import { applyEngineOptions, engineEnv, type ProcessLike } from '../../src/lib/engine-options'
 
-test('the heap may grow to 1.5x by default; TASKGATE_HEAP_GROWTH sets the ratio, "engine" keeps the engine\'s own', () => {
-  expect(engineEnv({})).toEqual({ BUN_JSC_heapGrowthMaxIncrease: '0.5' })
-  expect(engineEnv({ TASKGATE_HEAP_GROWTH: '' })).toEqual({ BUN_JSC_heapGrowthMaxIncrease: '0.5' })
+test('the heap may grow to 1.75x by default; TASKGATE_HEAP_GROWTH sets the ratio, "engine" keeps the engine\'s own', () => {
+  expect(engineEnv({})).toEqual({ BUN_JSC_heapGrowthMaxIncrease: '0.75' })
+  expect(engineEnv({ TASKGATE_HEAP_GROWTH: '' })).toEqual({ BUN_JSC_heapGrowthMaxIncrease: '0.75' })
   expect(engineEnv({ TASKGATE_HEAP_GROWTH: '2' })).toEqual({ BUN_JSC_heapGrowthMaxIncrease: '1' })
   expect(engineEnv({ TASKGATE_HEAP_GROWTH: ' 1.25 ' })).toEqual({ BUN_JSC_heapGrowthMaxIncrease: '0.25' })
   expect(engineEnv({ TASKGATE_HEAP_GROWTH: 'engine' })).toEqual({})
@@ -36,7 +36,7 @@ describe('applyEngineOptions', () => {
   test('from source: the same interpreter, its flags, the script and the arguments, with the option and the mark added', () => {
     const f = fake({ env: { HOME: '/root' } })
     applyEngineOptions(f.p)
-    expect(f.calls).toEqual([{ file: '/usr/bin/bun', args: ['/usr/bin/bun', '--smol', '/app/src/main.ts', 'serve', '--port', '8787'], env: { HOME: '/root', BUN_JSC_heapGrowthMaxIncrease: '0.5', TASKGATE_ENGINE_OPTIONS: '1' } }])
+    expect(f.calls).toEqual([{ file: '/usr/bin/bun', args: ['/usr/bin/bun', '--smol', '/app/src/main.ts', 'serve', '--port', '8787'], env: { HOME: '/root', BUN_JSC_heapGrowthMaxIncrease: '0.75', TASKGATE_ENGINE_OPTIONS: '1' } }])
   })
 
   test('the compiled binary: the executable and the arguments after its embedded entry point', () => {
@@ -56,6 +56,6 @@ describe('applyEngineOptions', () => {
   test('an execve that fails is a warning, and serving goes on', () => {
     const f = fake({ execve: () => { throw new Error('EACCES: permission denied') } })
     expect(() => applyEngineOptions(f.p)).not.toThrow()
-    expect(f.err()).toContain('could not restart with the engine options BUN_JSC_heapGrowthMaxIncrease=0.5 (EACCES: permission denied)')
+    expect(f.err()).toContain('could not restart with the engine options BUN_JSC_heapGrowthMaxIncrease=0.75 (EACCES: permission denied)')
   })
 })
