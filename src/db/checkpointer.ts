@@ -14,6 +14,19 @@
 import { statSync } from 'node:fs'
 import { workerUrl } from '../lib/worker-url'
 
+/**
+ * SQLite's automatic checkpoint threshold on the serving connections (PRAGMA wal_autocheckpoint,
+ * in pages; 4 KiB each). The checkpoint a commit runs at the threshold is the one left on the main
+ * thread: it copies the frames the worker has not copied yet, fsyncs both files (2–15 ms each under
+ * load) and restarts the log, holding up every request meanwhile. Under sustained load the worker's
+ * PASSIVE passes never leave the log fully copied at the moment a write begins, which is the only
+ * other time SQLite restarts it, so the log grows to the threshold. At 10,000 pages that stall came
+ * 2–3 times a second under the bench's c=16 load and made its p99 (25–28 → 19–21 ms at 50,000); the
+ * price is a log file of up to ~200 MB per database under sustained load (it is reused, not
+ * truncated; an idle or lightly loaded gateway restarts it long before).
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 50_000
+
 const walSize = (db: string): number => statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0
 
 export class Checkpointer {

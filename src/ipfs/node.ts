@@ -15,6 +15,7 @@ import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { join } from 'node:path'
+import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
 import { GroupCommitter } from '../db/group-commit'
 import type { Logger } from '../log'
 import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
@@ -71,7 +72,7 @@ export class IpfsNode {
     db.run('PRAGMA journal_mode = WAL')
     db.run('PRAGMA synchronous = NORMAL')
     db.run('PRAGMA busy_timeout = 5000')
-    db.run('PRAGMA wal_autocheckpoint = 10000') // as taskgate.db: the checkpoint worker copies pages ahead (src/db/checkpointer.ts)
+    db.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`) // as taskgate.db: the checkpoint worker copies pages ahead (src/db/checkpointer.ts)
     const schema = initIpfsSchema(db, (bytes) => log?.info({ bytes }, 'upgrading ipfs.db to its rowid layout (once; about half a minute per GB)'))
     if (schema.migrated) log?.info({ ...schema.migrated, layout: schema.version }, 'ipfs.db upgraded to its rowid layout')
     if (schema.error) log?.warn({ layout: schema.version, error: schema.error }, 'ipfs.db upgrade failed; it keeps working on its old layout and is upgraded at the next start')

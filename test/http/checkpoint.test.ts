@@ -1,11 +1,14 @@
 // Background checkpoints (src/db/checkpointer.ts): committed pages reach the database files from a
-// worker thread, long before any commit crosses the 10,000-page threshold. Read from the WAL index
+// worker thread, long before any commit crosses SQLite's automatic threshold (WAL_AUTOCHECKPOINT_PAGES). Read from the WAL index
 // (the -shm file, native byte order): mxFrame is the last valid frame of the log, nBackfill how
 // many of them a checkpoint has copied into the database file.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer, type TestServer } from '../helpers/server'
+import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/db/checkpointer'
+import { openDatabase } from '../../src/db'
 
 function walIndex(dataDir: string, db: string): { mxFrame: number; nBackfill: number } {
   const path = join(dataDir, `${db}-shm`)
@@ -40,10 +43,21 @@ describe('with the checkpoint worker (the default)', () => {
       for (let i = 0; i < 100 && !(w.mxFrame > 0 && w.nBackfill === w.mxFrame); i++) { await Bun.sleep(50); w = walIndex(s.dataDir, db) }
       expect({ db, ...w, caughtUp: w.nBackfill === w.mxFrame }).toMatchObject({ db, caughtUp: true })
       expect(w.mxFrame).toBeGreaterThan(0)
-      // Five tasks write a few hundred frames: no commit crossed SQLite's automatic threshold
-      // (10,000), so only the worker can have copied them.
-      expect(w.mxFrame).toBeLessThan(10_000)
+      // Five tasks write a few hundred frames: no commit crossed SQLite's automatic threshold,
+      // so only the worker can have copied them.
+      expect(w.mxFrame).toBeLessThan(WAL_AUTOCHECKPOINT_PAGES)
     }
     expect(await gauge()).toBe(1)
   })
+})
+
+test('the serving connection checkpoints by itself only past WAL_AUTOCHECKPOINT_PAGES (50,000 pages), in WAL mode', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-open-'))
+  try {
+    const db = openDatabase(join(dir, 'taskgate.db'))
+    expect(WAL_AUTOCHECKPOINT_PAGES).toBe(50_000)
+    expect(db.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 50_000 })
+    expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    db.close()
+  } finally { rmSync(dir, { recursive: true, force: true }) }
 })
