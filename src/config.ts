@@ -29,7 +29,7 @@ export const SETTINGS: Setting[] = [
   { key: 'uploads.perDay', env: 'TASKGATE_UPLOADS_PER_DAY', kind: 'int', def: 100, doc: 'Uploads per operator per rolling 24 h.' },
   { key: 'uploads.bytesPerDay', env: 'TASKGATE_UPLOAD_BYTES_PER_DAY', kind: 'int', def: 200 * 1024 * 1024, doc: 'Uploaded bytes per operator per rolling 24 h.' },
   { key: 'storage.probeMs', env: 'TASKGATE_STORAGE_PROBE_MS', kind: 'int', def: 2000, doc: 'While the disk is full, how often to check whether space is back.' },
-  { key: 'storage.checkpointMs', env: 'TASKGATE_CHECKPOINT_INTERVAL_MS', kind: 'int', def: 100, doc: 'How often a worker thread copies committed pages from the write-ahead logs into the database files (0: only the commits\' own checkpoints, every 50,000 pages, on the main thread).' },
+  { key: 'storage.checkpointMs', env: 'TASKGATE_CHECKPOINT_INTERVAL_MS', kind: 'int', def: 100, doc: 'How often a worker thread copies committed pages from the write-ahead logs into the database files (0: only the commits\' own checkpoints, every 10,000 pages, on the main thread).' },
   { key: 'phase', env: 'TASKGATE_PHASE', kind: 'string', def: 'testnet', doc: 'Network phase: testnet or live.' },
   { key: 'log.level', env: 'TASKGATE_LOG_LEVEL', flag: 'log-level', kind: 'string', def: 'info', doc: 'pino log level (trace … fatal, silent).' },
   { key: 'auth.signup', env: 'TASKGATE_SIGNUP', kind: 'bool', def: (c: Record<string, unknown>) => c.phase !== 'live', doc: 'Open sign-up (default: on in testnet, off in live).' },

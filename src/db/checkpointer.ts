@@ -23,9 +23,11 @@ import { workerUrl } from '../lib/worker-url'
  * other time SQLite restarts it, so the log grows to the threshold. At 10,000 pages that stall came
  * 2–3 times a second under the bench's c=16 load and made its p99 (25–28 → 19–21 ms at 50,000); the
  * price is a log file of up to ~200 MB per database under sustained load (it is reused, not
- * truncated; an idle or lightly loaded gateway restarts it long before).
+ * truncated; an idle or lightly loaded gateway restarts it long before). Without a worker (not
+ * started yet, turned off, or failed) the commits copy every page themselves: SQLite's 10,000 keeps
+ * each of those checkpoints short.
  */
-export const WAL_AUTOCHECKPOINT_PAGES = 50_000
+export const WAL_AUTOCHECKPOINT_PAGES = { withWorker: 50_000, alone: 10_000 } as const
 
 const walSize = (db: string): number => statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0
 
@@ -33,7 +35,9 @@ export class Checkpointer {
   private worker: Worker | null = null
   private watch: ReturnType<typeof setInterval> | null = null
 
-  constructor(private paths: string[], private intervalMs = 100, private onFail: (reason: string) => void = () => {}, private startBytes = 256 * 1024) {}
+  /** `setThreshold` sets wal_autocheckpoint on the serving connections (WAL_AUTOCHECKPOINT_PAGES). */
+  constructor(private paths: string[], private intervalMs = 100, private onFail: (reason: string) => void = () => {}, private startBytes = 256 * 1024,
+    private setThreshold: (pages: number) => void = () => {}) {}
 
   /** Watches the logs; the worker starts with the write load (above). */
   start(): void {
@@ -47,10 +51,15 @@ export class Checkpointer {
     this.clearWatch()
     try {
       const w = new Worker(workerUrl('db/checkpoint-worker.ts'), { smol: true }) // small heap: it only runs PRAGMAs
-      w.onerror = () => { this.worker = null; this.onFail('the checkpoint worker failed') } // the commits' own automatic checkpoints carry on
+      w.onerror = () => { // the commits' own automatic checkpoints carry on
+        this.worker = null
+        this.setThreshold(WAL_AUTOCHECKPOINT_PAGES.alone)
+        this.onFail('the checkpoint worker failed')
+      }
       w.postMessage({ start: { paths: this.paths, intervalMs: this.intervalMs } })
       ;(w as Worker & { unref(): void }).unref()
       this.worker = w
+      this.setThreshold(WAL_AUTOCHECKPOINT_PAGES.withWorker)
     } catch (e) { this.onFail(e instanceof Error ? e.message : String(e)) }
   }
 
@@ -67,6 +76,7 @@ export class Checkpointer {
     const w = this.worker
     if (!w) return
     this.worker = null
+    this.setThreshold(WAL_AUTOCHECKPOINT_PAGES.alone)
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, 2000)
       w.onmessage = () => { clearTimeout(t); resolve() }

@@ -16,11 +16,11 @@ export function openDatabase(path: string): Database {
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA busy_timeout = 5000')
   sqlite.run('PRAGMA foreign_keys = ON')
-  // Rare checkpoints on this connection (most of the copying is done ahead by the checkpoint worker,
+  // Checkpoints on this connection (most of the copying is done ahead by the checkpoint worker,
   // src/db/checkpointer.ts) and a bigger page cache than the default 2 MB: 8 MB hold the hot pages
   // of the pipeline (recent tasks, the right edges of the indexes) and of the lists at a million
   // tasks; 32 MB only filled with pages the OS caches anyway, and added to the peak memory.
-  sqlite.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
+  sqlite.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES.alone}`) // .withWorker once the checkpoint worker runs
   sqlite.run('PRAGMA cache_size = -8000')
   sqlite.run('PRAGMA temp_store = MEMORY')
   return sqlite

@@ -72,7 +72,7 @@ export class IpfsNode {
     db.run('PRAGMA journal_mode = WAL')
     db.run('PRAGMA synchronous = NORMAL')
     db.run('PRAGMA busy_timeout = 5000')
-    db.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`) // as taskgate.db: the checkpoint worker copies pages ahead (src/db/checkpointer.ts)
+    db.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES.alone}`) // as taskgate.db (src/db/checkpointer.ts)
     const schema = initIpfsSchema(db, (bytes) => log?.info({ bytes }, 'upgrading ipfs.db to its rowid layout (once; about half a minute per GB)'))
     if (schema.migrated) log?.info({ ...schema.migrated, layout: schema.version }, 'ipfs.db upgraded to its rowid layout')
     if (schema.error) log?.warn({ layout: schema.version, error: schema.error }, 'ipfs.db upgrade failed; it keeps working on its old layout and is upgraded at the next start')
@@ -161,6 +161,9 @@ export class IpfsNode {
       cancel() { void it?.return?.(undefined) },
     })
   }
+
+  /** SQLite's automatic checkpoint threshold on this connection (the checkpointer sets it). */
+  setWalAutocheckpoint(pages: number): void { this.db.run(`PRAGMA wal_autocheckpoint = ${pages}`) }
 
   healthy(): boolean {
     try { this.db.query('SELECT 1').get(); return true } catch { return false }

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer, type TestServer } from '../helpers/server'
-import { WAL_AUTOCHECKPOINT_PAGES } from '../../src/db/checkpointer'
+import { Checkpointer, WAL_AUTOCHECKPOINT_PAGES } from '../../src/db/checkpointer'
 import { openDatabase } from '../../src/db'
 
 function walIndex(dataDir: string, db: string): { mxFrame: number; nBackfill: number } {
@@ -45,19 +45,27 @@ describe('with the checkpoint worker (the default)', () => {
       expect(w.mxFrame).toBeGreaterThan(0)
       // Five tasks write a few hundred frames: no commit crossed SQLite's automatic threshold,
       // so only the worker can have copied them.
-      expect(w.mxFrame).toBeLessThan(WAL_AUTOCHECKPOINT_PAGES)
+      expect(w.mxFrame).toBeLessThan(WAL_AUTOCHECKPOINT_PAGES.alone)
     }
     expect(await gauge()).toBe(1)
   })
 })
 
-test('the serving connection checkpoints by itself only past WAL_AUTOCHECKPOINT_PAGES (50,000 pages), in WAL mode', () => {
+test('a serving connection checkpoints by itself every 10,000 pages; every 50,000 while the checkpoint worker runs, and 10,000 again once it stops', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tg-open-'))
   try {
     const db = openDatabase(join(dir, 'taskgate.db'))
-    expect(WAL_AUTOCHECKPOINT_PAGES).toBe(50_000)
-    expect(db.query('PRAGMA wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 50_000 })
     expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    const threshold = () => (db.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+    expect(threshold()).toBe(10_000)
+    const set = (pages: number) => db.run(`PRAGMA wal_autocheckpoint = ${pages}`)
+    const c = new Checkpointer([join(dir, 'taskgate.db')], 100, () => {}, 0, set) // startBytes 0: the worker starts at once
+    c.start()
+    expect(c.running).toBe(true)
+    expect(threshold()).toBe(WAL_AUTOCHECKPOINT_PAGES.withWorker)
+    expect(WAL_AUTOCHECKPOINT_PAGES).toEqual({ withWorker: 50_000, alone: 10_000 })
+    await c.stop()
+    expect(threshold()).toBe(10_000)
     db.close()
   } finally { rmSync(dir, { recursive: true, force: true }) }
 })
