@@ -17,7 +17,6 @@ import { hashSigner, type HashSigner } from './secp256k1'
 
 interface Addon { ecdsaSign(out: { signature: Uint8Array; recid: number | null }, msg32: Uint8Array, seckey: Uint8Array, data?: Uint8Array, noncefn?: unknown): number }
 
-
 function open(path: string): Addon | null {
   let dir: string | null = null
   try {

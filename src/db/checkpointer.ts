@@ -11,6 +11,7 @@
 // log has grown by `startBytes` since start (checked every `intervalMs`, one stat call per log), or
 // at once when a log is already that large (a busy process that did not stop cleanly). An idle
 // gateway does not carry it.
+import type { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
 import { workerUrl } from '../lib/worker-url'
 
@@ -34,10 +35,18 @@ const walSize = (db: string): number => statSync(`${db}-wal`, { throwIfNoEntry: 
 export class Checkpointer {
   private worker: Worker | null = null
   private watch: ReturnType<typeof setInterval> | null = null
+  private paths: string[]
 
-  /** `setThreshold` sets wal_autocheckpoint on the serving connections (WAL_AUTOCHECKPOINT_PAGES). */
-  constructor(private paths: string[], private intervalMs = 100, private onFail: (reason: string) => void = () => {}, private startBytes = 256 * 1024,
-    private setThreshold: (pages: number) => void = () => {}) {}
+  /** `dbs`: each database's path and this process's serving connection to it (whose threshold it sets). */
+  constructor(private dbs: { path: string; conn: Pick<Database, 'run'> }[], private intervalMs = 100, private onFail: (reason: string) => void = () => {},
+    private startBytes = 256 * 1024) {
+    this.paths = dbs.map((d) => d.path)
+  }
+
+  /** SQLite's automatic checkpoint threshold on the serving connections (WAL_AUTOCHECKPOINT_PAGES). */
+  private setThreshold(pages: number): void {
+    for (const { conn } of this.dbs) { try { conn.run(`PRAGMA wal_autocheckpoint = ${pages}`) } catch { /* closed at stop */ } }
+  }
 
   /** Watches the logs; the worker starts with the write load (above). */
   start(): void {

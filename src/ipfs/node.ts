@@ -162,8 +162,8 @@ export class IpfsNode {
     })
   }
 
-  /** SQLite's automatic checkpoint threshold on this connection (the checkpointer sets it). */
-  setWalAutocheckpoint(pages: number): void { this.db.run(`PRAGMA wal_autocheckpoint = ${pages}`) }
+  /** The serving connection to ipfs.db, for the checkpointer (src/db/checkpointer.ts), which sets its threshold. */
+  get connection(): Database { return this.db }
 
   healthy(): boolean {
     try { this.db.query('SELECT 1').get(); return true } catch { return false }

@@ -58,8 +58,7 @@ test('a serving connection checkpoints by itself every 10,000 pages; every 50,00
     expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
     const threshold = () => (db.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
     expect(threshold()).toBe(10_000)
-    const set = (pages: number) => db.run(`PRAGMA wal_autocheckpoint = ${pages}`)
-    const c = new Checkpointer([join(dir, 'taskgate.db')], 100, () => {}, 0, set) // startBytes 0: the worker starts at once
+    const c = new Checkpointer([{ path: join(dir, 'taskgate.db'), conn: db }], 100, () => {}, 0) // startBytes 0: the worker starts at once
     c.start()
     expect(c.running).toBe(true)
     expect(threshold()).toBe(WAL_AUTOCHECKPOINT_PAGES.withWorker)
