@@ -3,8 +3,9 @@
 // Helia is loaded on first use only (reading a file of several blocks, exporting a CAR): adding
 // content and reading one-block content (every task document and receipt) never need it, and
 // loading it cost about a third of the start-up time and memory.
-// Pins are rows in our own `ipfs_pins` table: Helia's pinning walked the DAG and wrote CBOR
-// records at ~1.4 ms per add, ten times the import itself, for a store that never collects garbage.
+// A pin is the root block's `pinned_at` in our own store (src/ipfs/stores.ts, layout 2): Helia's
+// pinning walked the DAG and wrote CBOR records at ~1.4 ms per add, ten times the import itself,
+// for a store that never collects garbage.
 import { Database } from 'bun:sqlite'
 import type { car } from '@helia/car'
 import type { UnixFS } from '@helia/unixfs'
@@ -57,14 +58,22 @@ export async function importWithImporter(bytes: Uint8Array): Promise<{ cid: CID;
 }
 
 export class IpfsNode {
-  private putBlock
-  private putPin
+  /** Stores one block; `pinnedAt` (the root's) pins it, null stores it unpinned. */
+  private putBlock: (b: { cid: CID; data: Uint8Array }, pinnedAt: number | null) => void
   private group: GroupCommitter
   private heliaTools: Promise<{ helia: Helia; fs: UnixFS; car: ReturnType<typeof car> }> | null = null
-  private constructor(private db: Database) {
+  private constructor(private db: Database, layout: number) {
     this.group = new GroupCommitter(db)
-    this.putBlock = db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)')
-    this.putPin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
+    if (layout >= 2) {
+      // The block and its pin in one row: a root stored again unpinned (or pinned before) keeps its first pin time.
+      const put = db.prepare(`INSERT INTO ipfs_blocks (mh, cid, data, pinned_at) VALUES (?1, ?2, ?3, ?4)
+        ON CONFLICT(mh) DO UPDATE SET pinned_at = excluded.pinned_at WHERE ipfs_blocks.pinned_at IS NULL AND excluded.pinned_at IS NOT NULL`)
+      this.putBlock = (b, pinnedAt) => { put.run(b.cid.multihash.bytes, b.cid.bytes, b.data, pinnedAt) }
+    } else { // a store whose upgrade failed (src/ipfs/stores.ts): its pins table
+      const put = db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)')
+      const pin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
+      this.putBlock = (b, pinnedAt) => { put.run(b.cid.multihash.bytes, b.cid.bytes, b.data); if (pinnedAt !== null) pin.run(b.cid.toString(), pinnedAt) }
+    }
   }
 
   static async open(dataDir: string, log?: Pick<Logger, 'info' | 'warn'>): Promise<IpfsNode> {
@@ -76,7 +85,7 @@ export class IpfsNode {
     const schema = initIpfsSchema(db, (bytes) => log?.info({ bytes }, 'upgrading ipfs.db to its rowid layout (once; about half a minute per GB)'))
     if (schema.migrated) log?.info({ ...schema.migrated, layout: schema.version }, 'ipfs.db upgraded to its rowid layout')
     if (schema.error) log?.warn({ layout: schema.version, error: schema.error }, 'ipfs.db upgrade failed; it keeps working on its old layout and is upgraded at the next start')
-    return new IpfsNode(db)
+    return new IpfsNode(db, schema.version)
   }
 
   /** Helia with UnixFS and CAR over our stores, created on first use. */
@@ -112,8 +121,8 @@ export class IpfsNode {
     const { cid, blocks } = await importToMemory(bytes)
     const root = cid.toString()
     const stored = this.group.run(() => { // concurrent adds (two per task) share one commit
-      for (const b of blocks.values()) this.putBlock.run(b.cid.multihash.bytes, b.cid.bytes, b.data)
-      this.putPin.run(root, Date.now())
+      const now = Date.now()
+      for (const [key, b] of blocks) this.putBlock(b, key === root ? now : null)
     })
     return { cid: root, stored }
   }

@@ -22,20 +22,31 @@ async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint
  * multihash; pins likewise, indexed by CID. Layout 0 kept blocks in a WITHOUT ROWID table keyed by
  * the multihash: a random key, so every put landed on a random leaf, and rows over ~1 KB (every
  * task document and receipt) spilled into an overflow page each — twice the file size and twice
- * the insert time at 200,000 tasks (docs/performance.md, Pipeline). Every statement of the
- * stores works on both layouts.
+ * the insert time at 200,000 tasks (docs/performance.md, Pipeline).
+ *
+ * 2: a pin is the root block's `pinned_at` (NULL for a block that is not a pinned root), written by
+ * the same statement as the block. The pins table, indexed by a random CID, was half of ipfs.db's
+ * writes per task (two rows and two random index leaves; docs/performance.md, Checkpoints). Pins
+ * written before stay in `ipfs_pins`, which a store upgraded from layout 0 or 1 keeps and nothing
+ * writes any more: a block is pinned if it has `pinned_at` or its CID is in that table.
+ *
+ * Every statement of the stores works on every layout; the node picks its pin statement by layout
+ * (an upgrade that failed leaves the old one working).
  */
-export const IPFS_SCHEMA_VERSION = 1
+export const IPFS_SCHEMA_VERSION = 2
 
 export type IpfsSchemaResult = { version: number; migrated?: { blocks: number; pins: number; ms: number }; error?: string }
 
-const CREATE_V1 = [
-  'CREATE TABLE IF NOT EXISTS ipfs_blocks (id INTEGER PRIMARY KEY, mh BLOB NOT NULL, cid BLOB NOT NULL, data BLOB NOT NULL)',
+const CREATE = [
+  'CREATE TABLE IF NOT EXISTS ipfs_blocks (id INTEGER PRIMARY KEY, mh BLOB NOT NULL, cid BLOB NOT NULL, data BLOB NOT NULL, pinned_at INTEGER)',
   'CREATE UNIQUE INDEX IF NOT EXISTS ipfs_blocks_mh ON ipfs_blocks (mh)',
-  'CREATE TABLE IF NOT EXISTS ipfs_pins (id INTEGER PRIMARY KEY, cid TEXT NOT NULL, created_at INTEGER NOT NULL)',
-  'CREATE UNIQUE INDEX IF NOT EXISTS ipfs_pins_cid ON ipfs_pins (cid)',
   // Helia's key/value store: a handful of rows, never on the task path.
   'CREATE TABLE IF NOT EXISTS ipfs_kv (k TEXT PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID',
+]
+/** Layout 1's pins table, kept (and no longer written) by a store upgraded from layout 0 with pins. */
+const LEGACY_PINS = [
+  'CREATE TABLE IF NOT EXISTS ipfs_pins (id INTEGER PRIMARY KEY, cid TEXT NOT NULL, created_at INTEGER NOT NULL)',
+  'CREATE UNIQUE INDEX IF NOT EXISTS ipfs_pins_cid ON ipfs_pins (cid)',
 ]
 
 /** What an upgrade copies from each layout-0 table. */
@@ -45,7 +56,8 @@ const COPIED_COLUMNS = { ipfs_blocks: 'mh, cid, data', ipfs_pins: 'cid, created_
  * Creates or upgrades ipfs.db's tables. Upgrading layout 0 copies every block and pin in one
  * transaction (it needs the free disk space of one more copy; ~50 s for 400,000 blocks here); if it
  * fails — a full disk — nothing changed, the stores keep working on layout 0, and the next start
- * tries again. The old pages become free pages of the file, reused by later writes.
+ * tries again. The old pages become free pages of the file, reused by later writes. Layout 1 to 2
+ * adds a column: no copy.
  */
 export function initIpfsSchema(db: Database, onUpgrade?: (bytes: number) => void): IpfsSchemaResult {
   const versionOf = () => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
@@ -57,14 +69,20 @@ export function initIpfsSchema(db: Database, onUpgrade?: (bytes: number) => void
   let old: (keyof typeof COPIED_COLUMNS)[] = []
   try {
     db.transaction(() => {
-      if (versionOf() >= IPFS_SCHEMA_VERSION) return // another process on this data dir upgraded it meanwhile
-      old = (['ipfs_blocks', 'ipfs_pins'] as const).filter(exists) // layout 0 (the pins table came later than the blocks)
-      if (old.length) onUpgrade?.((db.query('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }).n)
-      for (const t of old) db.run(`ALTER TABLE ${t} RENAME TO ${t}_v0`)
-      for (const sql of CREATE_V1) db.run(sql)
-      for (const t of old) {
-        copied[t] = db.run(`INSERT INTO ${t} (${COPIED_COLUMNS[t]}) SELECT ${COPIED_COLUMNS[t]} FROM ${t}_v0`).changes
-        db.run(`DROP TABLE ${t}_v0`)
+      const from = versionOf()
+      if (from >= IPFS_SCHEMA_VERSION) return // another process on this data dir upgraded it meanwhile
+      if (from === 1) {
+        db.run('ALTER TABLE ipfs_blocks ADD COLUMN pinned_at INTEGER')
+      } else {
+        old = (['ipfs_blocks', 'ipfs_pins'] as const).filter(exists) // layout 0 (the pins table came later than the blocks)
+        if (old.length) onUpgrade?.((db.query('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }).n)
+        for (const t of old) db.run(`ALTER TABLE ${t} RENAME TO ${t}_v0`)
+        for (const sql of CREATE) db.run(sql)
+        if (old.includes('ipfs_pins')) for (const sql of LEGACY_PINS) db.run(sql)
+        for (const t of old) {
+          copied[t] = db.run(`INSERT INTO ${t} (${COPIED_COLUMNS[t]}) SELECT ${COPIED_COLUMNS[t]} FROM ${t}_v0`).changes
+          db.run(`DROP TABLE ${t}_v0`)
+        }
       }
       db.run(`PRAGMA user_version = ${IPFS_SCHEMA_VERSION}`)
     }).immediate()

@@ -4,6 +4,7 @@ import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { importBytes } from 'ipfs-unixfs-importer'
+import { CID } from 'multiformats/cid'
 import { keccak256, toHex, verifyTypedData } from 'viem'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 import { expectUnbrokenChain } from '../helpers/chain'
@@ -83,7 +84,7 @@ describe('a sentiment task on the builtin provider', () => {
     expect(raw.headers.get('content-type')).toBe('application/vnd.ipld.raw')
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(bytes) // a small file is one raw block
     const ipfsDb = new Database(join(s.dataDir, 'ipfs.db'), { readonly: true })
-    const pinned = ipfsDb.query('SELECT cid FROM ipfs_pins WHERE cid IN (?1, ?2)').all(task.ipfsCid, task.receiptCid)
+    const pinned = ipfsDb.query('SELECT pinned_at FROM ipfs_blocks WHERE mh IN (?1, ?2) AND pinned_at IS NOT NULL').all(CID.parse(task.ipfsCid).multihash.bytes, CID.parse(task.receiptCid).multihash.bytes)
     ipfsDb.close()
     expect(pinned).toHaveLength(2) // the task document and the receipt are pinned
     const car = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=car`)

@@ -1,6 +1,7 @@
-// ipfs.db's layouts: a new store is created in layout 1 (rowid tables), a layout-0 store (WITHOUT
-// ROWID tables keyed by the multihash) is upgraded in place with every block and pin, and an upgrade
-// that fails (a full disk) changes nothing and leaves a store that still works.
+// ipfs.db's layouts: a new store is created in layout 2 (rowid tables, a pin is the root block's
+// pinned_at), a layout-0 store (WITHOUT ROWID tables keyed by the multihash) is upgraded in place with
+// every block and pin, a layout-1 store gains the column and keeps its pins table, and an upgrade that
+// fails changes nothing and leaves a store that still works (and pins) on its old layout.
 import { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -16,6 +17,7 @@ const newDir = () => { const d = mkdtempSync(join(tmpdir(), 'tg-ipfs-')); dirs.p
 
 const userVersion = (db: Database) => (db.query('PRAGMA user_version').get() as { user_version: number }).user_version
 const tableSql = (db: Database, name: string) => (db.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1").get(name) as { sql: string } | null)?.sql ?? null
+const pinnedAt = (db: Database, cid: string) => (db.query('SELECT pinned_at AS p FROM ipfs_blocks WHERE mh = ?1').get(CID.parse(cid).multihash.bytes) as { p: number | null } | null)?.p ?? null
 const tables = (db: Database) => (db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
 
 /** A store as servers before layout 1 wrote it, holding `n` one-block documents (every one pinned) and a two-chunk file. */
@@ -51,8 +53,30 @@ describe('ipfs.db layout', () => {
     const db = new Database(join(dir, 'ipfs.db'))
     expect(userVersion(db)).toBe(IPFS_SCHEMA_VERSION)
     expect(tableSql(db, 'ipfs_blocks')).not.toContain('WITHOUT ROWID')
-    expect(tableSql(db, 'ipfs_pins')).not.toContain('WITHOUT ROWID')
-    expect(db.query('SELECT cid FROM ipfs_pins').all()).toEqual([{ cid }])
+    expect(tables(db)).toEqual(['ipfs_blocks', 'ipfs_kv']) // no pins table: the pin is on the block
+    expect(pinnedAt(db, cid)).toBeNumber()
+    db.close()
+  })
+
+  test('a root is pinned once, by the same statement as its block; the blocks under it are not pinned', async () => {
+    const dir = newDir()
+    const node = await IpfsNode.open(dir)
+    const t0 = Date.now()
+    const small = await node.addJson({ n: 1 })
+    const big = new Uint8Array(1_048_576 + 10).map((_, i) => i % 199)
+    const root = await node.addBytes(big)
+    const mark = new Database(join(dir, 'ipfs.db'), { strict: true })
+    expect(pinnedAt(mark, small)).toBeGreaterThanOrEqual(t0)
+    mark.query('UPDATE ipfs_blocks SET pinned_at = 123 WHERE mh = ?1').run(CID.parse(small).multihash.bytes) // a pin time no add would write
+    mark.close()
+    expect(await node.addJson({ n: 1 })).toBe(small) // stored again: keeps its first pin
+    await node.stop()
+    const db = new Database(join(dir, 'ipfs.db'), { readonly: true })
+    expect(pinnedAt(db, small)).toBe(123)
+    expect(pinnedAt(db, root)).toBeGreaterThanOrEqual(t0)
+    const rows = db.query('SELECT pinned_at AS p FROM ipfs_blocks').all() as { p: number | null }[]
+    expect(rows).toHaveLength(1 + 3) // the small document; the big file's root and its two leaves
+    expect(rows.filter((r) => r.p !== null)).toHaveLength(2) // the two roots only
     db.close()
   })
 
@@ -79,12 +103,57 @@ describe('ipfs.db layout', () => {
     expect(tableSql(db, 'ipfs_blocks')).not.toContain('WITHOUT ROWID')
     expect((db.query('SELECT count(*) AS n FROM ipfs_blocks').get() as { n: number }).n).toBe(50 + 3 + 1)
     expect(db.query('SELECT created_at FROM ipfs_pins WHERE cid = ?1').get(docs[7]!.cid)).toEqual({ created_at: 1_700_000_000_007 })
+    expect((db.query('SELECT count(*) AS n FROM ipfs_pins').get() as { n: number }).n).toBe(51) // the old pins, kept; none added
+    expect(pinnedAt(db, fresh)).toBeNumber() // pinned after the upgrade: on its block
+    expect(pinnedAt(db, docs[7]!.cid)).toBeNull() // pinned before: in the pins table only
     expect(db.query('SELECT hex(v) AS v FROM ipfs_kv WHERE k = ?1').get('/helia/datastore/x')).toEqual({ v: '010203' })
     db.close()
 
     logged.length = 0
     await (await IpfsNode.open(dir, log as never)).stop()
     expect(logged).toEqual([]) // nothing left to upgrade
+  })
+
+  test('a layout-1 store gains the pin column and keeps its pins table', async () => {
+    const dir = newDir()
+    const { docs } = await layoutZero(dir, 5)
+    await (await IpfsNode.open(dir)).stop()
+    const v1 = new Database(join(dir, 'ipfs.db'), { strict: true }) // back to layout 1, as servers before layout 2 left it
+    v1.run('ALTER TABLE ipfs_blocks DROP COLUMN pinned_at')
+    v1.run('PRAGMA user_version = 1')
+    v1.close()
+    const logged: string[] = []
+    const node = await IpfsNode.open(dir, { info: (_: unknown, msg: string) => logged.push(msg), warn: (_: unknown, msg: string) => logged.push(msg) } as never)
+    expect(logged).toEqual([]) // a column, no copy: nothing to announce
+    const fresh = await node.addJson({ after: 'layout 2' })
+    expect(await node.catJson(CID.parse(docs[2]!.cid))).toMatchObject({ i: 2 })
+    await node.stop()
+    const db = new Database(join(dir, 'ipfs.db'))
+    expect(userVersion(db)).toBe(IPFS_SCHEMA_VERSION)
+    expect((db.query('SELECT count(*) AS n FROM ipfs_pins').get() as { n: number }).n).toBe(6)
+    expect(pinnedAt(db, fresh)).toBeNumber()
+    db.close()
+  })
+
+  test('a store whose upgrade to layout 2 fails keeps working and pinning on layout 1', async () => {
+    const dir = newDir()
+    await layoutZero(dir, 3)
+    await (await IpfsNode.open(dir)).stop()
+    const v1 = new Database(join(dir, 'ipfs.db'), { strict: true })
+    v1.run('PRAGMA user_version = 1') // layout 1 by its number, with a column in the way: adding pinned_at fails
+    v1.close()
+    const warned: Record<string, unknown>[] = []
+    const node = await IpfsNode.open(dir, { info: () => {}, warn: (obj: Record<string, unknown>) => warned.push(obj) } as never)
+    expect(warned).toHaveLength(1)
+    expect(String(warned[0]!.error)).toMatch(/duplicate column/i)
+    const fresh = await node.addJson({ on: 'layout 1' })
+    expect(await node.catJson(CID.parse(fresh))).toEqual({ on: 'layout 1' })
+    await node.stop()
+    const db = new Database(join(dir, 'ipfs.db'))
+    expect(userVersion(db)).toBe(1)
+    expect(db.query('SELECT cid FROM ipfs_pins WHERE cid = ?1').get(fresh)).toEqual({ cid: fresh }) // pinned the layout-1 way
+    expect(pinnedAt(db, fresh)).toBeNull()
+    db.close()
   })
 
   test('an upgrade that runs out of space changes nothing; the old layout keeps working', async () => {
