@@ -40,6 +40,7 @@ import { SetupService } from './operators/setup'
 import { TokenService } from './operators/tokens'
 import { loadSecrets, type Secrets } from './secrets'
 import { TosService } from './tos/service'
+import { ProofDocuments } from './proofs/documents'
 import { ComplianceService } from './compliance/service'
 import { ExportService } from './export/service'
 import { agentView } from './agents/service'
@@ -97,6 +98,8 @@ export interface Services {
   faucet: Faucet
   /** Terms of Service versions and acceptances. */
   tos: TosService
+  /** The task behind a receipt or task document (the public proof by CID). */
+  proofs: ProofDocuments
   /** Compliance certificates (on demand and monthly). */
   compliance: ComplianceService
   /** The operator's streamed data export. */
@@ -173,6 +176,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     x402: null as unknown as X402Gate,
     faucet: null as unknown as Faucet,
     tos: null as unknown as TosService,
+    proofs: null as unknown as ProofDocuments,
     compliance: null as unknown as ComplianceService,
     exporter: null as unknown as ExportService,
     approvals: null as unknown as ApprovalService,
@@ -221,6 +225,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     resolveUrl: (id) => `${s.baseUrl()}/#/approvals/${id}`,
   })
   s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.pipeline.store, config.tosRequired)
+  s.proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => s.tos.acceptanceTaskId(operatorId, version))
   s.compliance = new ComplianceService(db.$client, clock, s.signer, ipfs, s.jobs, operators, log)
   s.exporter = new ExportService(db.$client, clock, {
     profile: (id) => operators.profile(operators.byId(id)!),

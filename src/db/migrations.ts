@@ -14,6 +14,7 @@ import m0008 from '../../migrations/0008_partial_hash_indexes.sql' with { type: 
 import m0009 from '../../migrations/0009_pioneer_totals.sql' with { type: 'text' }
 import m0010 from '../../migrations/0010_guardrail_counters.sql' with { type: 'text' }
 import m0011 from '../../migrations/0011_list_indexes_without_status.sql' with { type: 'text' }
+import m0012 from '../../migrations/0012_cid_indexes_dropped.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -28,6 +29,7 @@ export const sqlByTag: Record<string, string> = {
   '0009_pioneer_totals': m0009,
   '0010_guardrail_counters': m0010,
   '0011_list_indexes_without_status': m0011,
+  '0012_cid_indexes_dropped': m0012,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

@@ -134,11 +134,9 @@ export const tasks = sqliteTable('tasks', {
   // index holding the status moves an entry (and rewrites a page) when it does (migration 0011);
   // a list filtered by status always reads one of those three (src/tasks/list.ts).
   index('tasks_created_idx').on(t.createdAt, t.id, t.taskType),
-  // Lookups by content hash (proof pages, /public/proof, /public/verification, the explorer). Only
-  // rows that have one are indexed: a task is inserted without them, so a full index would add a
-  // NULL entry at submit and move it at completion (two more pages written per task and index).
-  index('tasks_ipfs_cid_idx').on(t.ipfsCid).where(sql`ipfs_cid IS NOT NULL`),
-  index('tasks_receipt_cid_idx').on(t.receiptCid).where(sql`receipt_cid IS NOT NULL`),
+  // Lookup by verification proof (/public/verification, the explorer). Only rows that have one are
+  // indexed: a task is inserted without it, so a full index would add a NULL entry at submit and
+  // move it at completion. The CIDs need none: a document names its task (src/proofs/documents.ts).
   index('tasks_verification_proof_idx').on(t.verificationProof).where(sql`verification_proof IS NOT NULL`),
   index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType),
   index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType),

@@ -113,15 +113,13 @@ export function proofRoutes(s: Services) {
       handler: async ({ params }) => {
         const cid = parseCid(params.cid)
         if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
+        const found = await s.proofs.find(cid)
+        if (!found) throw notFound('proof')
+        const { kind, bytes, doc, task } = found
         const key = cid.toString()
-        const owner = s.db.$client.query('SELECT id, CASE WHEN receipt_cid = ?1 THEN \'receipt\' ELSE \'task\' END AS kind FROM tasks WHERE receipt_cid = ?1 OR ipfs_cid = ?1 LIMIT 1').get(key) as { id: string; kind: 'receipt' | 'task' } | null
-        if (!owner || !s.ipfs.has(cid)) throw notFound('proof')
-        const bytes = await s.ipfs.cat(cid)
-        const doc = JSON.parse(new TextDecoder().decode(bytes))
         const cidMatches = (await recomputeCid(bytes)) === key
-        const task = s.pipeline.task(owner.id)!
-        if (owner.kind === 'receipt') {
-          const signatureValid = await verifyReceipt(doc)
+        if (kind === 'receipt') {
+          const signatureValid = await verifyReceipt(doc as never)
           return {
             cid: key, kind: 'receipt', receipt: doc,
             verification: { signatureValid, signer: doc.signer, signerKnown: String(doc.signer).toLowerCase() === s.signer.address.toLowerCase(), cidMatches },

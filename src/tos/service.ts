@@ -72,6 +72,11 @@ export class TosService {
     }
   }
 
+  /** The task that records the operator's acceptance of `version`, if any. */
+  acceptanceTaskId(operatorId: string, version: string): string | null {
+    return (this.q.acceptance.get(operatorId, version) as TosAcceptance | null)?.taskId ?? null
+  }
+
   /** The operator's acceptances, oldest first (for the export). */
   acceptances(operatorId: string) {
     return (this.q.all.all(operatorId) as TosAcceptance[]).map((a) => ({ ...a, acceptedAt: new Date(a.acceptedAt).toISOString() }))

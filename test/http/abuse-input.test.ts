@@ -159,6 +159,16 @@ describe('outputs and proofs', () => {
     expect(forged.status).toBe(201)
     expectProblem(await s.get(`/api/v1/public/proof/${forged.body.cid}`), 404, 'NOT_FOUND')
     expect((await s.get(`/api/v1/public/proof/${task.ipfsCid}`)).body.kind).toBe('task')
+    // a receipt naming the task in its message, and other content: not proofs either
+    const receipt = (await s.get(`/api/v1/public/proof/${task.receiptCid}`)).body.receipt
+    const lookalike = await s.post('/v1/prior/claim', { ...receipt, type: 'taskgate.receipt/v1', signature: `0x${'1'.repeat(130)}` }, { token: op })
+    expect(lookalike.status).toBe(201)
+    expect(lookalike.body.cid).not.toBe(task.receiptCid)
+    expectProblem(await s.get(`/api/v1/public/proof/${lookalike.body.cid}`), 404, 'NOT_FOUND')
+    const other = await s.post('/v1/prior/claim', { note: 'not a document of the pipeline', taskId: task.id }, { token: op })
+    expectProblem(await s.get(`/api/v1/public/proof/${other.body.cid}`), 404, 'NOT_FOUND')
+    expectProblem(await s.get('/api/v1/public/proof/bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy'), 404, 'NOT_FOUND') // stored nowhere here
+    expect((await s.get(`/api/v1/public/proof/${task.receiptCid}`)).body).toMatchObject({ kind: 'receipt', verification: { signatureValid: true, cidMatches: true }, task: { id: task.id } })
   })
 })
 

@@ -77,7 +77,7 @@ describe('operator status', () => {
 describe('operator CLI (decisions.md §11, §13)', () => {
   test('create, list, set-tier and set-status work on the same data dir, live', async () => {
     const c = await cli(['operator', 'create', '--login', 'cli-op', '--password', 'cli-password', '--tier', 'PRO', '--data-dir', s.dataDir])
-    expect(c.code).toBe(0)
+    expect({ code: c.code, stderr: c.stderr }).toEqual({ code: 0, stderr: '' }) // the error, if any, in the failure
     const created = JSON.parse(c.stdout)
     expect(created).toMatchObject({ identityLogin: 'cli-op', tier: 'PRO', effectiveTier: 'PRO', role: 'operator' })
     const login = await s.post('/api/v1/auth/login', { login: 'cli-op', password: 'cli-password' })

@@ -57,6 +57,8 @@ describe('versions and acceptance', () => {
     expect(mine.data.map((t: any) => t.id)).toContain(r.body.taskId)
     const pub = (await s.get(`/api/v1/tasks?operatorId=${me.id}`)).body
     expect(pub.data.map((t: any) => t.id)).not.toContain(r.body.taskId)
+    // the signed document is the system task's public proof (a task document)
+    expect((await s.get(`/api/v1/public/proof/${r.body.ipfsCid}`)).body).toMatchObject({ cid: r.body.ipfsCid, kind: 'task', document: { type: 'taskgate.tos-acceptance' }, verification: { cidMatches: true }, task: { id: r.body.taskId } })
     // no credit moved
     expect((await s.get('/api/v1/operator/billing', { token })).body.balance.balance).toBe(100)
   })

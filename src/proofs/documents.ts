@@ -1,0 +1,56 @@
+// The public proof of a CID (GET /api/v1/public/proof/:cid): which task a document on this node
+// belongs to. Each document the pipeline stores names its task (a receipt in its signed message, a
+// task document in `taskId`, a Terms of Service acceptance by operator and version), and counts
+// only if that task recorded this very CID as its receipt or document: an uploaded look-alike
+// naming a real task has another CID and is not a proof. No index on the tasks' CIDs is needed
+// (two random-key indexes, written with every task; docs/performance.md, Checkpoints).
+import type { CID } from 'multiformats/cid'
+import type { IpfsNode } from '../ipfs/node'
+import type { TaskRow } from '../pipeline/types'
+
+export type ProofKind = 'receipt' | 'task'
+export interface ProofDocument { kind: ProofKind; bytes: Uint8Array; doc: Record<string, unknown>; task: TaskRow }
+
+/** Every document the pipeline stores is JSON beginning with its type; other content is never parsed. */
+const PREFIX = new TextEncoder().encode('{"type":"taskgate.')
+/** Read at most this much of a document that is not a single block (a task document with a published output over 1 MiB). */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+
+export class ProofDocuments {
+  constructor(
+    private ipfs: Pick<IpfsNode, 'has' | 'cat'>,
+    private task: (id: string) => TaskRow | null,
+    private tosAcceptanceTask: (operatorId: string, version: string) => string | null,
+  ) {}
+
+  /** The receipt or task document stored under `cid`, with its task; null for anything else. */
+  async find(cid: CID): Promise<ProofDocument | null> {
+    if (!this.ipfs.has(cid)) return null
+    let bytes: Uint8Array
+    try { bytes = await this.ipfs.cat(cid, MAX_DOCUMENT_BYTES) } catch { return null }
+    if (bytes.length < PREFIX.length || PREFIX.some((b, i) => bytes[i] !== b)) return null
+    let doc: Record<string, unknown>
+    try { doc = JSON.parse(new TextDecoder().decode(bytes)) } catch { return null }
+    const named = this.named(doc)
+    const task = named ? this.task(named.taskId) : null
+    if (!named || !task || (named.kind === 'receipt' ? task.receiptCid : task.ipfsCid) !== cid.toString()) return null
+    return { kind: named.kind, bytes, doc, task }
+  }
+
+  /** The task a document says it belongs to. */
+  private named(doc: Record<string, unknown>): { kind: ProofKind; taskId: string } | null {
+    const str = (v: unknown) => (typeof v === 'string' ? v : null)
+    const message = ((doc.payload as Record<string, unknown> | undefined)?.message ?? {}) as Record<string, unknown>
+    let taskId: string | null = null
+    switch (doc.type) {
+      case 'taskgate.receipt/v1': taskId = str(message.taskId); return taskId ? { kind: 'receipt', taskId } : null
+      case 'taskgate.task/v1': taskId = str(doc.taskId); break
+      case 'taskgate.tos-acceptance': {
+        const operatorId = str(message.operatorId), version = str(message.version)
+        taskId = operatorId && version ? this.tosAcceptanceTask(operatorId, version) : null
+        break
+      }
+    }
+    return taskId ? { kind: 'task', taskId } : null
+  }
+}
