@@ -4,6 +4,10 @@
 // table: recurring work re-enqueues its next run, deduplicated by key, and reads the service clock
 // (so the test clock drives it).
 //
+// A job may also run without a row of its own (enqueueInline): when the caller's own committed state
+// already says the work is unfinished, and a restart resumes it from there (the pipeline's tasks in
+// PROCESSING, through a startup hook). Such a job gets a row only if it fails: its retry.
+//
 // A full disk is not the job's fault: a handler that fails with a storage-full error, or whose
 // outcome cannot be written, is parked in memory (its row stays 'running') and runs again, as
 // the same attempt, once the storage monitor says space is back; nothing is claimed meanwhile.
@@ -20,6 +24,10 @@ export interface JobRow {
 export type JobHandler = (payload: any, job: JobRow) => void | Promise<void>
 
 export interface EnqueueOptions { runAt?: number; dedupeKey?: string; maxAttempts?: number }
+
+/** A job without a row (negative id): started only if `committed()` holds once its transaction is over. */
+interface InlineJob extends JobRow { dedupeKey: string | null; committed: () => boolean }
+const isInline = (job: JobRow): job is InlineJob => job.id < 0
 
 export class JobRunner {
   private handlers = new Map<string, JobHandler>()
@@ -41,6 +49,10 @@ export class JobRunner {
   private parked: { job: JobRow; run: () => Promise<void> }[] = []
   /** Jobs whose handler recorded them done in its own transaction (finishIn). */
   private finished = new Set<number>()
+  /** Ids of the jobs without a row (enqueueInline): negative, so they never meet a row's id. */
+  private inlineSeq = 0
+  /** Run by start-up right after the interrupted rows are recovered, before anything is claimed (addStartupHook). */
+  private startupHooks: (() => void)[] = []
 
   constructor(private sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
     this.stmts = {
@@ -48,6 +60,9 @@ export class JobRunner {
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
       // A job claimed as it is enqueued is written running at once: one INSERT instead of an INSERT
       // and the claim's UPDATE, and no entry in the pending-only dedupe index to add and remove.
+      // The retry of a job that ran without a row: pending, with its first attempt counted.
+      insertRetry: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
+        VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?8) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING`),
       insertRunning: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, created_at, updated_at)
         VALUES (?1, ?2, 'running', ?3, ?4, ?5, 1, ?6, ?6) RETURNING id`),
       pendingTwin: sqlite.prepare(`SELECT 1 AS x FROM jobs WHERE dedupe_key = ?1 AND status = 'pending'`),
@@ -97,6 +112,32 @@ export class JobRunner {
   }
 
   /**
+   * Starts a job now without writing a row, when the caller's own committed state makes a restart
+   * run it again (a hook given to addStartupHook enqueues it then): it starts once the caller's
+   * transaction is over if `committed()` holds, and gets a row only if it fails (its retry, with
+   * backoff, as any job). False when the runner has no room now (or is not started, or storage is
+   * full): enqueue() it instead.
+   */
+  enqueueInline(kind: string, payload: unknown, o: Omit<EnqueueOptions, 'runAt'> & { committed: () => boolean }): boolean {
+    if (!this.timer || !this.startupDone || this.storage?.full || this.inflight.size + this.ready.length >= this.concurrency) return false
+    const job: InlineJob = {
+      id: --this.inlineSeq, kind, payload: JSON.stringify(payload), status: 'running', runAt: this.clock.now(), attempts: 0,
+      maxAttempts: o.maxAttempts ?? 5, dedupeKey: o.dedupeKey ?? null, committed: o.committed,
+    }
+    this.ready.push(job)
+    if (this.ready.length === 1) queueMicrotask(() => this.startReady())
+    return true
+  }
+
+  /**
+   * `hook` runs at start-up, right after the rows a stopped process left running are back to
+   * pending and before any job is claimed: the place to enqueue the work a restart must resume
+   * that ran without rows (enqueueInline). Enqueue with a dedupeKey there: a recovered row of the
+   * same key keeps it from being enqueued twice.
+   */
+  addStartupHook(hook: () => void): void { this.startupHooks.push(hook) }
+
+  /**
    * Starts the jobs enqueue() claimed, once their transaction is over. A job whose transaction was
    * rolled back has no row (or, its id having been handed out again, another job's row): it is skipped.
    */
@@ -105,6 +146,7 @@ export class JobRunner {
     this.ready = []
     const started = new Set<number>()
     for (const job of batch) {
+      if (isInline(job)) { if (job.committed()) this.launch(job); continue }
       const cur = this.stmts.claimed.get(job.id) as { kind: string; payload: string } | null
       if (!cur || cur.kind !== job.kind || cur.payload !== job.payload || started.has(job.id)) continue
       started.add(job.id)
@@ -118,6 +160,7 @@ export class JobRunner {
    * failure is recorded as usual.
    */
   finishIn(job: JobRow): void {
+    if (isInline(job)) return // no row to mark
     this.stmts.done.run(job.id, this.clock.now())
     this.finished.add(job.id)
   }
@@ -153,8 +196,11 @@ export class JobRunner {
   private startup(): boolean {
     if (this.startupDone) return true
     try {
-      const recovered = this.stmts.recover.run(this.clock.now()).changes
-      if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
+      this.sqlite.transaction(() => {
+        const recovered = this.stmts.recover.run(this.clock.now()).changes
+        if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
+        for (const hook of this.startupHooks) hook()
+      })()
       this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
       this.startupDone = true
     } catch (e) {
@@ -238,7 +284,7 @@ export class JobRunner {
   /** Records a finished run: done, retry with backoff, or failed for good. */
   private async settle(job: JobRow, failure: { error: unknown } | null): Promise<void> {
     const finished = this.finished.delete(job.id)
-    if (!failure && finished) return
+    if (!failure && (finished || isInline(job))) return // recorded in the handler's own commit, or nothing to record
     try {
       if (!failure) {
         // Marking done may share a commit with others: if it is lost in a crash the job runs again,
@@ -250,6 +296,15 @@ export class JobRunner {
       const e = failure.error
       const msg = e instanceof Error ? e.message : String(e)
       const attempts = job.attempts + 1
+      if (isInline(job)) { // its first attempt failed: from now on a row, pending its retry
+        const backoff = Math.min(60_000, 1000 * 2 ** (attempts - 1))
+        if (attempts >= job.maxAttempts) this.log.error({ kind: job.kind, attempts, err: msg }, 'job failed permanently')
+        else {
+          this.stmts.insertRetry.run(job.kind, job.payload, this.clock.now() + backoff, job.maxAttempts, job.dedupeKey, attempts, msg, this.clock.now())
+          this.log.warn({ kind: job.kind, attempts, err: msg }, 'job failed; will retry')
+        }
+        return
+      }
       if (attempts >= job.maxAttempts) {
         this.stmts.fail.run(job.id, msg, this.clock.now())
         this.log.error({ jobId: job.id, kind: job.kind, attempts, err: msg }, 'job failed permanently')

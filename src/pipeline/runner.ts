@@ -1,5 +1,6 @@
 // The pipeline runner. Stages 1 (policy) and 2 (debit) run inside the submit transaction; stages
-// 3–8 run from a durable job ('task.run') and commit together at the end (see run()). A commit
+// 3–8 run as a job ('task.run', without a row of its own while the runner has room: the task in
+// PROCESSING is the record a restart resumes from) and commit together at the end (see run()). A commit
 // holds each stage's result, its extra writes and the stage counter (a savepoint inside a group
 // commit shared with other tasks), so after a crash the job resumes at the first stage not yet
 // committed and nothing is applied twice.
@@ -78,9 +79,22 @@ export class PipelineRunner {
     this.q = {
       finishedCompute: db.prepare("SELECT t.id AS taskId, j.id AS jobId FROM tasks t JOIN compute_jobs j ON j.id = t.compute_job_id WHERE t.status = 'QUEUED' AND j.status IN ('completed', 'failed')"),
       parked: db.prepare("SELECT id FROM tasks WHERE operator_id = ?1 AND status IN ('PENDING_APPROVAL', 'QUEUED')"),
+      processing: db.prepare("SELECT id FROM tasks WHERE status = 'PROCESSING'"),
       failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
     }
     s.jobs.register('task.run', (p: { taskId: string }, job) => this.run(p.taskId, job))
+    s.jobs.addStartupHook(() => this.resumeUnfinished())
+  }
+
+  /**
+   * At start-up (inside the job runner's recovery): a job for every task a stopped process left in
+   * PROCESSING. Most ran without a job row (admit); one that has its row (recovered, or waiting for
+   * a retry) keeps it: the pending row's key stops a second one.
+   */
+  private resumeUnfinished(): void {
+    const ids = this.q.processing.all() as { id: string }[]
+    for (const { id } of ids) this.s.jobs.enqueue('task.run', { taskId: id }, { dedupeKey: `task:${id}`, maxAttempts: 10 })
+    if (ids.length) this.s.log.warn({ tasks: ids.length }, 'resuming tasks that were running when the process stopped')
   }
 
   task(id: string): TaskRow | null { return this.store.get(id) }
@@ -100,7 +114,12 @@ export class PipelineRunner {
       task = { ...task, ...r.patch } as TaskRow
     }
     task = this.commitAll(inserted, done)
-    this.s.jobs.enqueue('task.run', { taskId: task.id }, { dedupeKey: `task:${task.id}`, maxAttempts: 10 })
+    // Stages 3–8 start once this transaction commits. A task in PROCESSING is its own record of
+    // unfinished work (a restart resumes it: resumeUnfinished), so its run needs no job row unless
+    // the runner is full or the run fails.
+    const run = { dedupeKey: `task:${task.id}`, maxAttempts: 10 }
+    const id = task.id
+    if (!this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id) })) this.s.jobs.enqueue('task.run', { taskId: id }, run)
     if (this.admitted.size >= 10_000) this.admitted.clear()
     this.admitted.set(task.id, task)
     return task

@@ -20,9 +20,14 @@ export class TaskStore {
   private byId: Statement
   private statements = new Map<string, Statement>()
 
+  private existsStmt: Statement
+
   constructor(private db: Database) {
     this.byId = db.prepare(`${TASK_SELECT} WHERE id = ?1`)
+    this.existsStmt = db.prepare('SELECT 1 AS x FROM tasks WHERE id = ?1')
   }
+
+  exists(id: string): boolean { return this.existsStmt.get(id) !== null }
 
   get(id: string): TaskRow | null {
     const row = this.byId.get(id) as Record<string, unknown> | null

@@ -462,6 +462,105 @@ describe('finishIn', () => {
   })
 })
 
+describe('without a row (enqueueInline)', () => {
+  const allRows = () => db.$client.query('SELECT * FROM jobs ORDER BY id').all() as Row[]
+  const started = () => { runner.start(3_600_000); return runner.drain() } // the poll timer never fires during the test
+
+  test('runs once its transaction is over if committed() holds, and writes no row', async () => {
+    await started()
+    const before = allRows()
+    const ran: { p: unknown; job: JobRow }[] = []
+    runner.register('i', (p, job) => { ran.push({ p, job }); runner.finishIn(job) })
+    let inside = -1
+    db.$client.transaction(() => {
+      expect(runner.enqueueInline('i', { n: 1 }, { dedupeKey: 'i:1', committed: () => true })).toBe(true)
+      inside = ran.length
+    })()
+    expect(inside).toBe(0) // not before the transaction is over
+    await runner.drain()
+    expect(ran).toHaveLength(1)
+    expect(ran[0]!.p).toEqual({ n: 1 })
+    expect(ran[0]!.job.id).toBeLessThan(0)
+    expect(ran[0]!.job.attempts).toBe(1)
+    expect(allRows()).toEqual(before) // nothing written, before or after
+  })
+
+  test('does not run when committed() is false once the transaction is over (rolled back)', async () => {
+    await started()
+    let ran = 0
+    runner.register('i', () => { ran++ })
+    let kept = false
+    try {
+      db.$client.transaction(() => {
+        runner.enqueueInline('i', {}, { committed: () => kept })
+        throw new Error('undo')
+      })()
+    } catch { /* rolled back */ }
+    await runner.drain()
+    expect(ran).toBe(0)
+    kept = true
+    runner.enqueueInline('i', {}, { committed: () => kept })
+    await runner.drain()
+    expect(ran).toBe(1)
+  })
+
+  test('a failed run becomes a pending row: its retry, first attempt counted, with backoff; then like any job', async () => {
+    await started()
+    let calls = 0
+    runner.register('i', () => { calls++; if (calls < 3) throw new Error(`boom ${calls}`) })
+    runner.enqueueInline('i', { x: 1 }, { dedupeKey: 'i:x', maxAttempts: 5, committed: () => true })
+    await runner.drain()
+    expect(calls).toBe(1)
+    const [r] = rowsOf('i')
+    expect(r).toMatchObject({ status: 'pending', attempts: 1, max_attempts: 5, dedupe_key: 'i:x', last_error: 'boom 1', run_at: T0 + 1000, payload: JSON.stringify({ x: 1 }) })
+    expect(runner.enqueue('i', { x: 1 }, { dedupeKey: 'i:x' })).toBeNull() // the key is held by the retry
+    await clock.advance(1000)
+    await runner.drain()
+    expect(row(r!.id)).toMatchObject({ status: 'pending', attempts: 2, last_error: 'boom 2', run_at: T0 + 1000 + 2000 })
+    await clock.advance(2000)
+    await runner.drain()
+    expect(calls).toBe(3)
+    expect(row(r!.id)).toMatchObject({ status: 'done', attempts: 3 })
+  })
+
+  test('a run with one attempt that fails leaves no row', async () => {
+    await started()
+    runner.register('i', () => { throw new Error('once') })
+    runner.enqueueInline('i', {}, { maxAttempts: 1, committed: () => true })
+    await runner.drain()
+    expect(rowsOf('i')).toEqual([])
+  })
+
+  test('false (enqueue it instead) before start(), and when the runner has no room', async () => {
+    const small = new JobRunner(db.$client, clock, log, 1)
+    extra.push(small)
+    const g = gate()
+    small.register('i', async () => { await g.p })
+    expect(small.enqueueInline('i', {}, { committed: () => true })).toBe(false) // not started
+    small.start(3_600_000)
+    await small.drain()
+    expect(small.enqueueInline('i', {}, { committed: () => true })).toBe(true)
+    expect(small.enqueueInline('i', {}, { committed: () => true })).toBe(false) // the one slot is taken
+    g.open()
+    await small.drain()
+  })
+
+  test('start-up hooks run after the recovery, before anything is claimed; a recovered row keeps its key', async () => {
+    runner.register('r', () => {})
+    db.$client.query("INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, created_at, updated_at) VALUES ('r', '{}', 'running', ?1, 5, 'r:1', 1, ?1, ?1)").run(T0)
+    const seen: Row[][] = []
+    runner.addStartupHook(() => {
+      seen.push(rowsOf('r'))
+      expect(runner.enqueue('r', {}, { dedupeKey: 'r:1' })).toBeNull() // recovered to pending: holds its key
+      expect(runner.enqueue('r', {}, { dedupeKey: 'r:2' })).toBeGreaterThan(0) // pending, not claimed
+    })
+    await started()
+    expect(seen).toHaveLength(1)
+    expect(seen[0]!.map((r) => r.status)).toEqual(['pending'])
+    expect(rowsOf('r').map((r) => [r.dedupe_key, r.status])).toEqual([['r:1', 'done'], ['r:2', 'done']])
+  })
+})
+
 describe('Clock on the database', () => {
   test('the offset persists in the meta table across a new Clock on the same db', async () => {
     expect(clock.offset()).toBe(0)
