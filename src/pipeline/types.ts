@@ -2,7 +2,11 @@ import type { tasks } from '../db/schema'
 import type { AgentRow } from '../agents/service'
 import type { Services } from '../services'
 
-export type TaskRow = typeof tasks.$inferSelect
+/**
+ * A task as stored, plus what the pipeline hands on in memory only with the row it just committed
+ * (never written: src/tasks/store.ts NOT_WRITTEN): the signed attestation, stored in `attestations`.
+ */
+export type TaskRow = typeof tasks.$inferSelect & { attestation?: Record<string, unknown> }
 export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>>
 
 export interface StageContext { task: TaskRow; agent: AgentRow; s: Services }

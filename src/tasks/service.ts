@@ -14,6 +14,7 @@ import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
 import { assertNotKilled } from '../guardrails/kill-switch'
 import { TaskLists } from './list'
+import { parseCid } from '../ipfs/node'
 
 export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
@@ -136,16 +137,31 @@ export class TaskService {
    * instead of reading them.
    */
   detail(t: TaskRow, owner: boolean, timeline: TimelineEvent[] | null = null) {
-    const att = t.attestationUid ? this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null : null
+    const att = t.attestation || !t.attestationUid ? null : this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null
     const events = owner ? (timeline ?? this.storedTimeline(t.id)) : null
     const base = {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
-      creditsCharged: t.creditsCharged, receipt: t.receipt, attestation: att ? JSON.parse(att.attestation) : null,
+      creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? (att ? JSON.parse(att.attestation) : null),
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
       computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.s.approvals.idForTask(t.id),
     }
     if (!events) return base
     return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
+  }
+
+  /**
+   * The signed receipt: in the row as the pipeline just committed it, or in rows finished before it
+   * stopped being stored there (src/tasks/store.ts); else the receipt document at `receiptCid`.
+   */
+  private receiptOf(t: TaskRow): Record<string, unknown> | null {
+    if (t.receipt || !t.receiptCid) return t.receipt ?? null
+    const cid = parseCid(t.receiptCid)
+    const block = cid ? this.s.ipfs.block(cid) : null
+    if (!block) return null // a data dir restored without its ipfs.db
+    try {
+      const { type: _type, ...receipt } = JSON.parse(new TextDecoder().decode(block)) as Record<string, unknown>
+      return receipt
+    } catch { return null } // not the JSON the pipeline wrote
   }
 
   private storedTimeline(taskId: string): TimelineEvent[] {

@@ -7,6 +7,13 @@ import { tasks } from '../db/schema'
 import type { TaskPatch, TaskRow } from '../pipeline/types'
 
 const COLUMNS = Object.entries(getTableColumns(tasks)).map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))
+/**
+ * Fields a task row in memory carries that are not written to the tasks table: the signed receipt
+ * is the block at `receiptCid` (1.7 KB a task, more than half of a finished row, written twice;
+ * rows finished before still hold it in their column), the attestation is a row of `attestations`
+ * (TaskRow). Reads: TaskService.detail.
+ */
+const NOT_WRITTEN = new Set(['receipt', 'attestation'])
 const BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]))
 const JSON_KEYS = COLUMNS.filter((c) => c.json).map((c) => c.key)
 export const TASK_SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')} FROM tasks`
@@ -41,7 +48,7 @@ export class TaskStore {
 
   /** Inserts a task (columns not given take their defaults) and returns the stored row. */
   insert(row: TaskPatch & { id: string; operatorId: string; createdAt: number }): TaskRow {
-    const keys = Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined).sort()
+    const keys = Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined && !NOT_WRITTEN.has(k)).sort()
     const sig = `insert:${keys.join(',')}`
     let stmt = this.statements.get(sig)
     if (!stmt) {
@@ -61,7 +68,7 @@ export class TaskStore {
 
   /** Applies a patch with one prepared UPDATE per distinct set of columns. */
   update(id: string, patch: TaskPatch): void {
-    const keys = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined).sort()
+    const keys = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined && !NOT_WRITTEN.has(k)).sort()
     if (keys.length === 0) return
     const sig = keys.join(',')
     let stmt = this.statements.get(sig)

@@ -71,6 +71,23 @@ describe('a sentiment task on the builtin provider', () => {
     expect((await s.get(`/api/v1/tasks/${task.id}`, { key: agent.apiKey })).body).toEqual(task)
   })
 
+  test('the signed receipt is read from its IPFS block, not stored a second time in the task row', async () => {
+    const db = new Database(join(s.dataDir, 'taskgate.db'))
+    try {
+      expect(db.query('SELECT receipt FROM tasks WHERE id = ?1').get(task.id)).toEqual({ receipt: null })
+      const block = JSON.parse(await (await fetch(`${s.url}/ipfs/${task.receiptCid}`)).text())
+      expect(block).toEqual({ type: 'taskgate.receipt/v1', ...task.receipt })
+      expect((await s.get(`/api/v1/tasks/${task.id}`)).body.receipt).toEqual(task.receipt) // the public detail too
+      // a row finished before the change keeps its stored receipt, which is answered as it is
+      const stored = { ...task.receipt, signature: `0x${'ab'.repeat(65)}` }
+      db.query('UPDATE tasks SET receipt = ?2 WHERE id = ?1').run(task.id, JSON.stringify(stored))
+      expect((await s.get(`/api/v1/tasks/${task.id}`)).body.receipt).toEqual(stored)
+    } finally {
+      db.query('UPDATE tasks SET receipt = NULL WHERE id = ?1').run(task.id)
+      db.close()
+    }
+  })
+
   test('the CID on /ipfs matches an independent UnixFS import of the content', async () => {
     const res = await fetch(`${s.url}/ipfs/${task.ipfsCid}`)
     const bytes = new Uint8Array(await res.arrayBuffer())
