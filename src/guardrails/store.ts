@@ -83,7 +83,18 @@ export class GuardrailStore {
 
   private row(operatorId: string): Row | null { return (this.q.row.get(operatorId) as Row | null) ?? null }
 
-  private parse(json: string): StoredConfig { return { ...DEFAULT_GUARDRAILS, ...(JSON.parse(json) as Partial<StoredConfig>) } }
+  /** Parsed configs by their stored text: every task reads its operator's (stages 1 and 5). Frozen, as they are shared. */
+  private parsed = new Map<string, StoredConfig>()
+
+  private parse(json: string): StoredConfig {
+    let config = this.parsed.get(json)
+    if (!config) {
+      if (this.parsed.size >= 1000) this.parsed.clear()
+      config = deepFreeze({ ...DEFAULT_GUARDRAILS, ...(JSON.parse(json) as Partial<StoredConfig>) })
+      this.parsed.set(json, config)
+    }
+    return config
+  }
 
   /** current and pending as they stand now: a pending config whose time has come is the current one. */
   state(operatorId: string): { current: StoredConfig; pending: { config: StoredConfig; activatesAt: number } | null; updatedAt: number | null } {
@@ -182,4 +193,12 @@ export class GuardrailStore {
     }
     return null
   }
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v)
+    for (const x of Object.values(v)) deepFreeze(x)
+  }
+  return v
 }

@@ -64,12 +64,13 @@ export class PipelineRunner {
    */
   private timelines = new Map<string, TimelineEvent[]>()
   /**
-   * Tasks as admit() left them (stages 1–2 done, their job claimed in the same transaction), for
-   * the first run of their job: it starts from this row instead of reading it again. Taken once;
-   * a later attempt reads the task. An entry whose transaction was rolled back is never taken (its
-   * job never starts) and goes with the next clear.
+   * Tasks as admit() left them (stages 1–2 done, their run started with the same transaction), and
+   * the agent admit() had, for the first run: it starts from these instead of reading them again
+   * (the agent's state root and metrics are read where they are written, stage 6). Taken once; a
+   * later attempt reads both. An entry whose transaction was rolled back is never taken (its run
+   * never starts) and goes with the next clear.
    */
-  private admitted = new Map<string, TaskRow>()
+  private admitted = new Map<string, { task: TaskRow; agent: AgentRow }>()
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
@@ -121,7 +122,7 @@ export class PipelineRunner {
     const id = task.id
     if (!this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id) })) this.s.jobs.enqueue('task.run', { taskId: id }, run)
     if (this.admitted.size >= 10_000) this.admitted.clear()
-    this.admitted.set(task.id, task)
+    this.admitted.set(task.id, { task, agent })
     return task
   }
 
@@ -147,10 +148,11 @@ export class PipelineRunner {
   private async runOnce(taskId: string, job: JobRow | undefined): Promise<void> {
     const admitted = this.admitted.get(taskId)
     this.admitted.delete(taskId)
-    const first = (job?.attempts === 1 ? admitted : undefined) ?? this.task(taskId)
+    const fresh = job?.attempts === 1 ? admitted : undefined
+    const first = fresh?.task ?? this.task(taskId)
     if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
     let task: TaskRow = first
-    const agent = this.s.agents.byId(task.agentId)!
+    const agent = fresh?.agent ?? this.s.agents.byId(task.agentId)!
     let pending: Done[] = []
     let linked = false // stage 6's link of the agent's chain committed
     const finish = () => { if (job) this.s.jobs.finishIn(job) }
