@@ -21,7 +21,7 @@ import { ipfs } from './stages/05-ipfs'
 import { fingerprint } from './stages/06-fingerprint'
 import { attest } from './stages/07-attest'
 import { receipt } from './stages/08-receipt'
-import type { Stage, StageResult, TaskPatch, TaskRow } from './types'
+import type { NewTask, Stage, StageResult, TaskPatch, TaskRow } from './types'
 import { ProblemError } from '../http/errors'
 
 export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
@@ -101,20 +101,28 @@ export class PipelineRunner {
   task(id: string): TaskRow | null { return this.store.get(id) }
 
   /**
-   * Runs stages 1–2 for a freshly inserted task inside the caller's transaction; when both pass,
-   * their fields go in one UPDATE and their events in one INSERT (commitAll), as for stages 3–8.
+   * Inserts a new task and runs stages 1–2 for it inside the caller's transaction. When both pass,
+   * the task is inserted with their fields (one INSERT, not an INSERT and an UPDATE that moves the
+   * counters the triggers keep) and their events go in one INSERT. A task refused or held is
+   * inserted as submitted first, then fails or waits as before. Nothing a stage reads needs the row
+   * yet: the hourly guardrail count leaves this task out either way, and the ledger entry and the
+   * approval only name it.
    */
-  admit(inserted: TaskRow, agent: AgentRow): TaskRow {
+  admit(draft: NewTask, agent: AgentRow): TaskRow {
     const done: Done[] = []
-    let task = inserted // what the next stage reads
+    let task = draft as TaskRow // what the next stage reads
     for (const stage of [policy, debit]) {
       const r = stage.sync!({ task, agent, s: this.s })
-      if (r.fail) return this.commitFailure(this.commitAll(inserted, done), stage, r.fail)
-      if (r.hold) return this.commit(this.commitAll(inserted, done), stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold.reason, ...r.detail }, apply: r.apply }, 'held')
+      if (r.fail || r.hold) {
+        const upto = this.commitAll(this.store.insert(draft), done)
+        if (r.fail) return this.commitFailure(upto, stage, r.fail)
+        return this.commit(upto, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold!.reason, ...r.detail }, apply: r.apply }, 'held')
+      }
       done.push({ stage, r, at: this.s.clock.now() })
       task = { ...task, ...r.patch } as TaskRow
     }
-    task = this.commitAll(inserted, done)
+    task = this.store.insert({ ...draft, ...this.applyAll(draft as TaskRow, done) })
+    this.emitDone(task, done)
     // Stages 3–8 start once this transaction commits. A task in PROCESSING is its own record of
     // unfinished work (a restart resumes it: resumeUnfinished), so its run needs no job row unless
     // the runner is full or the run fails.
@@ -193,16 +201,27 @@ export class PipelineRunner {
    * extra writes, one UPDATE of the task with all their fields, and one timeline event each.
    */
   private commitAll(task: TaskRow, done: Done[]): TaskRow {
+    const patch = this.applyAll(task, done)
+    this.store.update(task.id, patch)
+    const row = { ...task, ...patch } as TaskRow
+    this.emitDone(row, done)
+    return row
+  }
+
+  /** The stages' extra writes, in order; returns all their task fields. */
+  private applyAll(task: TaskRow, done: Done[]): TaskPatch {
     const patch: TaskPatch = {}
     for (const d of done) {
       Object.assign(patch, this.stagePatch(task.status, patch, d.stage, d.r, d.at))
       const extra = d.r.apply?.()
       if (extra) Object.assign(patch, extra)
     }
-    this.store.update(task.id, patch)
-    const row = { ...task, ...patch } as TaskRow
-    this.emitAll(task.id, done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at })), row)
-    return row
+    return patch
+  }
+
+  /** One timeline event per stage, the last carrying the row as committed. */
+  private emitDone(row: TaskRow, done: Done[]): void {
+    this.emitAll(row.id, done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at })), row)
   }
 
   /** A stage's fields: its result, its number, the time, and PROCESSING once past the debit. */

@@ -8,6 +8,8 @@ import type { Services } from '../services'
  */
 export type TaskRow = typeof tasks.$inferSelect & { attestation?: Record<string, unknown> }
 export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>>
+/** A task as submitted, before its insert (columns not given take their defaults). */
+export type NewTask = TaskPatch & { id: string; operatorId: string; createdAt: number }
 
 export interface StageContext { task: TaskRow; agent: AgentRow; s: Services }
 

@@ -64,12 +64,12 @@ export function taskRoutes(s: Services) {
         // A replay answers the original task before any payment, credit or guardrail check.
         const prior = s.tasks.replay(auth, body, idempotencyKey)
         if (prior) return answer(prior.id, true)
-        assertAdmissible(s, auth, body.agentId) // agent, kill-switch, ToS: before any payment or credit
+        const agent = assertAdmissible(s, auth, body.agentId) // agent, kill-switch, ToS: before any payment or credit
         const paid = await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip)
         if (paid) set.headers['x-payment-response'] = paid.header
         let submitted
         try {
-          submitted = await s.tasks.submit(auth, body, idempotencyKey)
+          submitted = await s.tasks.submit(auth, body, idempotencyKey, agent)
         } catch (e) {
           // lost a race for the last credits after the gate: answer with the payment requirements too
           if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, e.extra.needed as number, e.extra.balance as number)

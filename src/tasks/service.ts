@@ -10,6 +10,7 @@ import { assertActsFor, type Principal } from '../http/auth'
 import { newSortableId, sha256Hex } from '../lib/ids'
 import { TERMINAL, type TimelineEvent } from '../pipeline/runner'
 import type { TaskRow } from '../pipeline/types'
+import type { AgentRow } from '../agents/service'
 import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
 import { assertNotKilled } from '../guardrails/kill-switch'
@@ -53,8 +54,9 @@ export class TaskService {
    * pipeline's commits instead of writing the log once each). Refusals (validation, idempotency
    * conflict, credits) reject the promise; nothing of the refused submit is written.
    */
-  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null): Promise<{ task: TaskRow; replayed: boolean }> {
-    const write = this.prepareSubmit(p, input, idempotencyKey, {})
+  /** `agent`: the task's agent as the caller's admission check just read it (assertAdmissible), else read here. */
+  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null, agent?: AgentRow | null): Promise<{ task: TaskRow; replayed: boolean }> {
+    const write = this.prepareSubmit(p, input, idempotencyKey, { agent })
     return this.s.group.run(write)
   }
 
@@ -62,10 +64,10 @@ export class TaskService {
    * Checks a submit and returns its write (to run inside a transaction). `o.diagnostic` (a free
    * test run) is set only by testRun(), never from client input.
    */
-  private prepareSubmit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean }): () => { task: TaskRow; replayed: boolean } {
+  private prepareSubmit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean; agent?: AgentRow | null }): () => { task: TaskRow; replayed: boolean } {
     if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
     assertActsFor(p, input.agentId)
-    const agent = this.s.agents.owned(p.operator.id, input.agentId)
+    const agent = o.agent?.id === input.agentId && o.agent.operatorId === p.operator.id ? o.agent : this.s.agents.owned(p.operator.id, input.agentId)
     // The kill-switch as of now (not as the request began); system records (taskType system) are not agent work.
     if (input.taskType !== 'system') assertNotKilled(this.s.operators.byId(p.operator.id) ?? p.operator)
     const model = input.model ?? agent.model
@@ -82,12 +84,11 @@ export class TaskService {
         }
       }
       const now = this.s.clock.now()
-      const task = this.s.pipeline.store.insert({
+      return { task: this.s.pipeline.admit({
         id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: hash, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
-      })
-      return { task: this.s.pipeline.admit(task, agent), replayed: false }
+      }, agent), replayed: false }
     }
   }
 
@@ -102,7 +103,7 @@ export class TaskService {
       : 'Diagnostic run. TaskGate checks that this agent can run a task end to end. The result is verified, stored on IPFS, attested and signed.')
     return this.s.db.$client.transaction(() => {
       const key = this.s.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
-      return this.prepareSubmit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true })().task
+      return this.prepareSubmit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true, agent })().task
     })()
   }
 

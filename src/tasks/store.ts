@@ -4,7 +4,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { getTableColumns } from 'drizzle-orm'
 import { tasks } from '../db/schema'
-import type { TaskPatch, TaskRow } from '../pipeline/types'
+import type { NewTask, TaskPatch, TaskRow } from '../pipeline/types'
 
 const COLUMNS = Object.entries(getTableColumns(tasks)).map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))
 /**
@@ -47,7 +47,7 @@ export class TaskStore {
   }
 
   /** Inserts a task (columns not given take their defaults) and returns the stored row. */
-  insert(row: TaskPatch & { id: string; operatorId: string; createdAt: number }): TaskRow {
+  insert(row: NewTask): TaskRow {
     const keys = Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined && !NOT_WRITTEN.has(k)).sort()
     const sig = `insert:${keys.join(',')}`
     let stmt = this.statements.get(sig)
