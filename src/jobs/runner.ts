@@ -29,6 +29,9 @@ export interface EnqueueOptions { runAt?: number; dedupeKey?: string; maxAttempt
 interface InlineJob extends JobRow { dedupeKey: string | null; committed: () => boolean }
 const isInline = (job: JobRow): job is InlineJob => job.id < 0
 
+/** The wait before a failed job's next attempt: 1 s after the first failure, doubling, at most a minute. */
+const backoffMs = (attempts: number) => Math.min(60_000, 1000 * 2 ** (attempts - 1))
+
 export class JobRunner {
   private handlers = new Map<string, JobHandler>()
   private timer: ReturnType<typeof setInterval> | undefined
@@ -60,11 +63,11 @@ export class JobRunner {
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
       // A job claimed as it is enqueued is written running at once: one INSERT instead of an INSERT
       // and the claim's UPDATE, and no entry in the pending-only dedupe index to add and remove.
+      insertRunning: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, created_at, updated_at)
+        VALUES (?1, ?2, 'running', ?3, ?4, ?5, 1, ?6, ?6) RETURNING id`),
       // The retry of a job that ran without a row: pending, with its first attempt counted.
       insertRetry: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
         VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?8) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING`),
-      insertRunning: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, created_at, updated_at)
-        VALUES (?1, ?2, 'running', ?3, ?4, ?5, 1, ?6, ?6) RETURNING id`),
       pendingTwin: sqlite.prepare(`SELECT 1 AS x FROM jobs WHERE dedupe_key = ?1 AND status = 'pending'`),
       due: sqlite.prepare(`SELECT id, kind, payload, status, run_at AS runAt, attempts, max_attempts AS maxAttempts FROM jobs
         WHERE status = 'pending' AND run_at <= ?1 ORDER BY run_at, id LIMIT ?2`),
@@ -297,10 +300,9 @@ export class JobRunner {
       const msg = e instanceof Error ? e.message : String(e)
       const attempts = job.attempts + 1
       if (isInline(job)) { // its first attempt failed: from now on a row, pending its retry
-        const backoff = Math.min(60_000, 1000 * 2 ** (attempts - 1))
         if (attempts >= job.maxAttempts) this.log.error({ kind: job.kind, attempts, err: msg }, 'job failed permanently')
         else {
-          this.stmts.insertRetry.run(job.kind, job.payload, this.clock.now() + backoff, job.maxAttempts, job.dedupeKey, attempts, msg, this.clock.now())
+          this.stmts.insertRetry.run(job.kind, job.payload, this.clock.now() + backoffMs(attempts), job.maxAttempts, job.dedupeKey, attempts, msg, this.clock.now())
           this.log.warn({ kind: job.kind, attempts, err: msg }, 'job failed; will retry')
         }
         return
@@ -309,8 +311,7 @@ export class JobRunner {
         this.stmts.fail.run(job.id, msg, this.clock.now())
         this.log.error({ jobId: job.id, kind: job.kind, attempts, err: msg }, 'job failed permanently')
       } else {
-        const backoff = Math.min(60_000, 1000 * 2 ** (attempts - 1))
-        this.stmts.retry.run(job.id, this.clock.now() + backoff, msg, this.clock.now())
+        this.stmts.retry.run(job.id, this.clock.now() + backoffMs(attempts), msg, this.clock.now())
         this.log.warn({ jobId: job.id, kind: job.kind, attempts, err: msg }, 'job failed; will retry')
       }
     } catch (e) {
