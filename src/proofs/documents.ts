@@ -5,6 +5,7 @@
 // naming a real task has another CID and is not a proof. No index on the tasks' CIDs is needed
 // (two random-key indexes, written with every task; docs/performance.md, Checkpoints).
 import type { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
 import type { IpfsNode } from '../ipfs/node'
 import type { TaskRow } from '../pipeline/types'
 
@@ -18,23 +19,32 @@ const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 export class ProofDocuments {
   constructor(
-    private ipfs: Pick<IpfsNode, 'has' | 'cat'>,
+    private ipfs: Pick<IpfsNode, 'block' | 'has' | 'cat'>,
     private task: (id: string) => TaskRow | null,
     private tosAcceptanceTask: (operatorId: string, version: string) => string | null,
   ) {}
 
   /** The receipt or task document stored under `cid`, with its task; null for anything else. */
   async find(cid: CID): Promise<ProofDocument | null> {
-    if (!this.ipfs.has(cid)) return null
-    let bytes: Uint8Array
-    try { bytes = await this.ipfs.cat(cid, MAX_DOCUMENT_BYTES) } catch { return null }
-    if (bytes.length < PREFIX.length || PREFIX.some((b, i) => bytes[i] !== b)) return null
+    const bytes = await this.read(cid)
+    if (!bytes || bytes.length < PREFIX.length || PREFIX.some((b, i) => bytes[i] !== b)) return null
     let doc: Record<string, unknown>
     try { doc = JSON.parse(new TextDecoder().decode(bytes)) } catch { return null }
     const named = this.named(doc)
     const task = named ? this.task(named.taskId) : null
     if (!named || !task || (named.kind === 'receipt' ? task.receiptCid : task.ipfsCid) !== cid.toString()) return null
     return { kind: named.kind, bytes, doc, task }
+  }
+
+  /**
+   * The content under `cid`, or null: a single raw block (every receipt and task document up to
+   * 1 MiB) in one read; anything else only if its root is stored here (so an unknown CID never
+   * loads Helia) and within MAX_DOCUMENT_BYTES.
+   */
+  private async read(cid: CID): Promise<Uint8Array | null> {
+    if (cid.code === raw.code) return this.ipfs.block(cid)
+    if (!this.ipfs.has(cid)) return null
+    try { return await this.ipfs.cat(cid, MAX_DOCUMENT_BYTES) } catch { return null }
   }
 
   /** The task a document says it belongs to. */

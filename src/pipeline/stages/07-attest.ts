@@ -19,13 +19,17 @@ export const attest: Stage = {
     })
     const { uid, signed } = s.signer.attest({ time: BigInt(Math.floor((task.computeFinishedAt ?? task.createdAt) / 1000)), data, salt: keccak256(`taskgate:${task.id}`) })
     let attestation: Record<string, unknown> = {}
+    let stored = ''
     return {
       patch: { attestationUid: uid },
       detail: { uid },
-      ready: signed.then((a) => { attestation = { uid, sig: a.sig, signer: a.signer, schema: s.chainInfo.taskSchema } }),
+      ready: signed.then((a) => { // serialised here, outside the commit's transaction
+        attestation = { uid, sig: a.sig, signer: a.signer, schema: s.chainInfo.taskSchema }
+        stored = JSON.stringify(attestation)
+      }),
       apply: () => {
         s.db.$client.query('INSERT INTO attestations (uid, task_id, operator_id, attestation, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(uid) DO NOTHING')
-          .run(uid, task.id, task.operatorId, JSON.stringify(attestation), s.clock.now())
+          .run(uid, task.id, task.operatorId, stored, s.clock.now())
         return { attestation } // on the committed row in memory: the answer needs no read of it
       },
     }
