@@ -21,6 +21,12 @@ export class OverflowQueue {
   private listeners = new Map<string, Set<(e: JobEvent) => void>>()
   private lastServed = new Map<string, number>()
   private pumping = false
+  /**
+   * False once pump() found no queued job, until something queues one (enqueue, requeue, start-up
+   * recovery): every freed pool slot calls pump(), and a gateway whose queue is empty then skips
+   * the query for the queue's heads.
+   */
+  private maybeQueued = true
   private timer: ReturnType<typeof setInterval> | undefined
   private running = new Set<Promise<void>>()
   private storage: StorageMonitor | null = null
@@ -75,6 +81,7 @@ export class OverflowQueue {
     if (!this.startupDone) {
       try {
         const n = this.q.recover.run().changes
+        this.maybeQueued = true
         if (n) this.log.warn({ recovered: n }, 'compute jobs re-queued after restart')
         this.startupDone = true
       } catch (e) {
@@ -101,6 +108,7 @@ export class OverflowQueue {
     this.q.insert.run(id, operatorId, o.taskId ?? null, o.agentId ?? null, request.model, JSON.stringify(request), o.creditsCharged ?? 0, o.idempotencyKey ?? null, o.requestHash ?? null, now)
     const position = (this.q.position.get(now, id, request.model) as { n: number }).n + 1
     this.emit(id, 'queued', { position })
+    this.maybeQueued = true
     queueMicrotask(() => this.pump())
     return { id, position }
   }
@@ -142,11 +150,12 @@ export class OverflowQueue {
    * whose model has capacity, the one of the least recently served operator first.
    */
   pump(): void {
-    if (this.pumping || !this.startupDone || this.storage?.full) return
+    if (this.pumping || !this.maybeQueued || !this.startupDone || this.storage?.full) return
     this.pumping = true
     try {
       for (;;) {
         const all = this.q.heads.all() as { id: string; operatorId: string; taskId: string | null; model: string; request: string }[]
+        if (all.length === 0) { this.maybeQueued = false; return }
         for (const orphan of all.filter((h) => !this.compute.resolveModel(h.model))) this.abandon(orphan)
         const heads = all.filter((h) => this.compute.hasCapacity(h.model))
         if (heads.length === 0) return
@@ -216,6 +225,7 @@ export class OverflowQueue {
   private requeue(id: string): void {
     this.db.transaction(() => {
       this.q.setQueued.run(id)
+      this.maybeQueued = true
       this.emit(id, 'queued', { position: 1 })
     })()
   }

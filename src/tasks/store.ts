@@ -16,7 +16,8 @@ const COLUMNS = Object.entries(getTableColumns(tasks)).map(([key, col]) => ({ ke
 const NOT_WRITTEN = new Set(['receipt', 'attestation'])
 const BY_KEY = new Map(COLUMNS.map((c) => [c.key, c]))
 const JSON_KEYS = COLUMNS.filter((c) => c.json).map((c) => c.key)
-export const TASK_SELECT = `SELECT ${COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')} FROM tasks`
+const TASK_COLUMNS = COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')
+export const TASK_SELECT = `SELECT ${TASK_COLUMNS} FROM tasks`
 
 export function fromRow(row: Record<string, unknown>): TaskRow {
   for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
@@ -46,17 +47,16 @@ export class TaskStore {
     return (this.db.query(`${TASK_SELECT} WHERE ${where} ${orderLimit}`).all(...args) as Record<string, unknown>[]).map(fromRow)
   }
 
-  /** Inserts a task (columns not given take their defaults) and returns the stored row. */
+  /** Inserts a task (columns not given take their defaults) and returns the stored row (RETURNING: no second read). */
   insert(row: NewTask): TaskRow {
     const keys = Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined && !NOT_WRITTEN.has(k)).sort()
     const sig = `insert:${keys.join(',')}`
     let stmt = this.statements.get(sig)
     if (!stmt) {
-      stmt = this.db.prepare(`INSERT INTO tasks (${keys.map((k) => BY_KEY.get(k)!.name).join(', ')}) VALUES (${keys.map((_, i) => `?${i + 1}`).join(', ')})`)
+      stmt = this.db.prepare(`INSERT INTO tasks (${keys.map((k) => BY_KEY.get(k)!.name).join(', ')}) VALUES (${keys.map((_, i) => `?${i + 1}`).join(', ')}) RETURNING ${TASK_COLUMNS}`)
       this.statements.set(sig, stmt)
     }
-    stmt.run(...this.values(row, keys))
-    return this.get(row.id)!
+    return fromRow(stmt.get(...this.values(row, keys)) as Record<string, unknown>)
   }
 
   private values(row: Record<string, unknown>, keys: string[]): (string | number | null)[] {

@@ -30,7 +30,9 @@ export const fingerprint: Stage = {
           .run(a.id, root, JSON.stringify(metrics), verified, s.clock.now())
         // The row as the UPDATE left it (read above in this transaction), without reading it again.
         const updated = { ...a, stateRoot: root, metrics, totalTasks: a.totalTasks + 1, verifiedTasks: a.verifiedTasks + verified }
-        if (s.agents.trust(updated).trustLevel === 'TRUSTED') s.pioneer.award(a.operatorId, 'trusted_level', s.config.pioneer.trustedLevelPoints, `trusted:${a.id}`)
+        // Awarded when this task makes the agent TRUSTED (a is the row as committed before it, read in
+        // this transaction): not tried again by every later task of a trusted agent.
+        if (s.agents.trust(updated).trustLevel === 'TRUSTED' && s.agents.trust(a).trustLevel !== 'TRUSTED') s.pioneer.award(a.operatorId, 'trusted_level', s.config.pioneer.trustedLevelPoints, `trusted:${a.id}`)
       },
     }
   },
