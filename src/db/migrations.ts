@@ -15,6 +15,7 @@ import m0009 from '../../migrations/0009_pioneer_totals.sql' with { type: 'text'
 import m0010 from '../../migrations/0010_guardrail_counters.sql' with { type: 'text' }
 import m0011 from '../../migrations/0011_list_indexes_without_status.sql' with { type: 'text' }
 import m0012 from '../../migrations/0012_cid_indexes_dropped.sql' with { type: 'text' }
+import m0013 from '../../migrations/0013_task_timeline.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -30,6 +31,7 @@ export const sqlByTag: Record<string, string> = {
   '0010_guardrail_counters': m0010,
   '0011_list_indexes_without_status': m0011,
   '0012_cid_indexes_dropped': m0012,
+  '0013_task_timeline': m0013,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

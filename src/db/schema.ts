@@ -126,6 +126,13 @@ export const tasks = sqliteTable('tasks', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   completedAt: integer('completed_at'),
+  /**
+   * The stage events, oldest first: a JSON array of { stage, name, status, detail, at }; an event's id
+   * is its position (from 1). Appended by the statement that writes the stages' fields
+   * (PipelineRunner, TaskStore), read only for a task's detail and event stream (TaskService). Null
+   * for tasks that finished before migration 0013: their events stay in task_events.
+   */
+  timeline: text('timeline'),
 }, (t) => [
   // The task lists (newest first, `id` breaks ties): one index per filter and per common pair, so
   // a page is an index range read; other combinations scan the cheapest of these. A trailing
@@ -186,7 +193,7 @@ export const taskLatencyDaily = sqliteTable('task_latency_daily', {
   n: integer('n').notNull(),
 }, (t) => [primaryKey({ columns: [t.operatorId, t.day, t.bucket] })])
 
-// Stage transitions: the task timeline and the source of the SSE stream.
+// Stage transitions of the tasks that finished before migration 0013 (tasks.timeline since; read only).
 export const taskEvents = sqliteTable('task_events', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   taskId: text('task_id').notNull(),

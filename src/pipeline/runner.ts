@@ -4,10 +4,9 @@
 // holds each stage's result, its extra writes and the stage counter (a savepoint inside a group
 // commit shared with other tasks), so after a crash the job resumes at the first stage not yet
 // committed and nothing is applied twice.
-import type { Statement } from 'bun:sqlite'
 import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
-import { TaskStore } from '../tasks/store'
+import { TaskStore, type StoredEvent } from '../tasks/store'
 import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
 import type { AgentRow } from '../agents/service'
 import { ChainMoved } from '../agents/chain-tips'
@@ -30,6 +29,10 @@ export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
 /** Waits for the work the stages of a commit group left in flight (StageResult.ready). */
 const settled = (done: Done[]) => Promise.all(done.map((d) => d.r.ready))
 
+/** One timeline event per stage run: `completed` for the receipt, `done` before it. */
+const eventsOf = (done: Done[]): StoredEvent[] =>
+  done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at }))
+
 /** How often a task runs stages 4–8 again because its agent's chain moved (ChainMoved) before its job retries with backoff. */
 const CHAIN_ATTEMPTS = 8
 
@@ -46,7 +49,7 @@ export interface TaskEvent {
   timeline?: TimelineEvent[]
 }
 
-/** A timeline entry as it is stored (task_events) and answered. */
+/** A timeline entry as answered: a stored event (tasks.timeline) with its id, its position from 1. */
 export type TimelineEvent = Pick<TaskEvent, 'id' | 'stage' | 'name' | 'status' | 'detail' | 'at'>
 
 /** Event statuses that end a submit's wait: the task is terminal or parked. */
@@ -60,7 +63,7 @@ export class PipelineRunner {
   /**
    * Timelines of the tasks submitted in this process, from their stage 1 event until the event
    * that ends a submit's wait, which takes the timeline along (TaskEvent.timeline): the submit's
-   * answer then needs no read of task_events. Bounded by the tasks in flight.
+   * answer then needs no read of the stored timeline. Bounded by the tasks in flight.
    */
   private timelines = new Map<string, TimelineEvent[]>()
   /**
@@ -121,8 +124,9 @@ export class PipelineRunner {
       done.push({ stage, r, at: this.s.clock.now() })
       task = { ...task, ...r.patch } as TaskRow
     }
-    task = this.store.insert({ ...draft, ...this.applyAll(draft as TaskRow, done) })
-    this.emitDone(task, done)
+    const events = eventsOf(done)
+    task = this.store.insert({ ...draft, ...this.applyAll(draft as TaskRow, done) }, events)
+    this.publish(task.id, events.length, events, task)
     // Stages 3–8 start once this transaction commits. A task in PROCESSING is its own record of
     // unfinished work (a restart resumes it: resumeUnfinished), so its run needs no job row unless
     // the runner is full or the run fails.
@@ -198,13 +202,14 @@ export class PipelineRunner {
 
   /**
    * Commits stages run but not yet committed, in order (inside the caller's transaction): their
-   * extra writes, one UPDATE of the task with all their fields, and one timeline event each.
+   * extra writes, then one UPDATE of the task with all their fields and a timeline event each.
    */
   private commitAll(task: TaskRow, done: Done[]): TaskRow {
     const patch = this.applyAll(task, done)
-    this.store.update(task.id, patch)
+    const events = eventsOf(done)
+    const length = this.store.update(task.id, patch, events)
     const row = { ...task, ...patch } as TaskRow
-    this.emitDone(row, done)
+    this.publish(row.id, length, events, row)
     return row
   }
 
@@ -217,11 +222,6 @@ export class PipelineRunner {
       if (extra) Object.assign(patch, extra)
     }
     return patch
-  }
-
-  /** One timeline event per stage, the last carrying the row as committed. */
-  private emitDone(row: TaskRow, done: Done[]): void {
-    this.emitAll(row.id, done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at })), row)
   }
 
   /** A stage's fields: its result, its number, the time, and PROCESSING once past the debit. */
@@ -353,17 +353,20 @@ export class PipelineRunner {
     this.emitAll(taskId, [{ stage, name, status, detail, at }])
   }
 
-  /**
-   * Appends timeline events in one INSERT (inside the caller's transaction) and publishes them once
-   * it is over. The rows get consecutive ids (AUTOINCREMENT, one statement, one connection), so
-   * the last one's id tells them all.
-   */
-  private emitAll(taskId: string, events: Omit<TaskEvent, 'id' | 'taskId'>[], row?: TaskRow): void {
+  /** Appends timeline events to the task's row (inside the caller's transaction) and publishes them once it is over. */
+  private emitAll(taskId: string, events: StoredEvent[]): void {
     if (events.length === 0) return
-    const args: (string | number | null)[] = []
-    for (const e of events) args.push(taskId, e.stage, e.name, e.status, e.detail ? JSON.stringify(e.detail) : null, e.at)
-    const last = Number(this.eventInsert(events.length).run(...args).lastInsertRowid)
-    const first = last - events.length + 1
+    this.publish(taskId, this.store.update(taskId, {}, events), events)
+  }
+
+  /**
+   * Publishes events just appended to the task's timeline, once the caller's transaction is over.
+   * `length` is the timeline's length with them: an event's id is its position. The last event
+   * carries the row as committed (`row`) and, when it ends a submit's wait, the whole timeline.
+   */
+  private publish(taskId: string, length: number, events: StoredEvent[], row?: TaskRow): void {
+    if (events.length === 0) return
+    const first = length - events.length + 1
     const lastIndex = events.length - 1
     queueMicrotask(() => {
       const timeline = this.track(taskId, first, events)
@@ -378,7 +381,7 @@ export class PipelineRunner {
    * they were published, whose ids were handed out again) is dropped, and the answer reads the
    * stored one instead.
    */
-  private track(taskId: string, first: number, events: Omit<TaskEvent, 'id' | 'taskId'>[]): TimelineEvent[] | null {
+  private track(taskId: string, first: number, events: StoredEvent[]): TimelineEvent[] | null {
     let kept = this.timelines.get(taskId)
     if (!kept) {
       if (events[0]!.stage !== 1) return null // a task resumed here (approval, restart): its start is stored only
@@ -394,16 +397,4 @@ export class PipelineRunner {
     this.timelines.delete(taskId)
     return kept
   }
-
-  private eventInserts = new Map<number, Statement>()
-  private eventInsert(rows: number): Statement {
-    let stmt = this.eventInserts.get(rows)
-    if (!stmt) {
-      const values = Array.from({ length: rows }, (_, r) => `(${Array.from({ length: 6 }, (_, c) => `?${r * 6 + c + 1}`).join(', ')})`).join(', ')
-      stmt = this.s.db.$client.prepare(`INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES ${values}`)
-      this.eventInserts.set(rows, stmt)
-    }
-    return stmt
-  }
-
 }

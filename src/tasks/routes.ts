@@ -98,7 +98,7 @@ export function taskRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/tasks/:id/events', auth: 'either', queryToken: true, longLived: true, tags, params: TaskIdParams,
       summary: 'Stage transitions of a task (server-sent events, owner only)',
-      description: 'Each event: `event: stage`, data `{ taskId, stage, name, status, detail, at }`. Replays the timeline, then follows; ends when the task is COMPLETED or FAILED (or held for approval), and within seconds once the credential is revoked, the token logged out or the operator suspended. `: ping` comments keep it alive; the server\'s idle timeout does not apply. Another operator\'s task, or for an agent-bound key another agent\'s task → 404. `?access_token=` works for EventSource.',
+      description: 'Each event: `event: stage`, data `{ taskId, stage, name, status, detail, at }`, and an `id:`: the event\'s position in the task\'s timeline, from 1 (tasks that finished before the timeline moved into the task row keep their earlier ids). Replays the timeline, then follows; ends when the task is COMPLETED or FAILED (or held for approval), and within seconds once the credential is revoked, the token logged out or the operator suspended. `: ping` comments keep it alive; the server\'s idle timeout does not apply. Another operator\'s task, or for an agent-bound key another agent\'s task → 404. `?access_token=` works for EventSource.',
       errors: { 404: ['NOT_FOUND'] },
       responses: { 200: { description: 'the stage events, then the end of the stream', headers: { 'Cache-Control': 'Cache-Control' }, events: { stage: { description: 'a stage transition (each with an `id:`)', data: StageEvent } } } },
       handler: ({ auth, params, request }) => {

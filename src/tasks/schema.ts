@@ -40,7 +40,7 @@ export const TaskDetail = t.Composite([Task, t.Object({
   approvalId: t.Optional(Nullable(t.String({ description: 'the approval request when the task was held for approval (GET /api/v1/approvals/{id})' }))),
   prompt: t.Optional(t.String({ description: 'owner only' })), output: t.Optional(Nullable(t.String({ description: 'owner only' }))),
   metadata: t.Optional(Nullable(t.Record(t.String(), t.Unknown(), { description: 'owner only' }))),
-  timeline: t.Optional(t.Array(t.Object({}, { additionalProperties: true }), { description: 'owner only: the stage events' })),
+  timeline: t.Optional(t.Array(t.Object({}, { additionalProperties: true }), { description: 'owner only: the stage events, oldest first; each `id` is the event\'s position in the timeline, from 1' })),
 })])
 
 export const TaskList = t.Object({ data: t.Array(Task), total: t.Integer(), page: t.Integer(), limit: t.Integer(), totalPages: t.Integer() })

@@ -165,7 +165,13 @@ export class TaskService {
     } catch { return null } // not the JSON the pipeline wrote
   }
 
+  /**
+   * The timeline as stored: in the task's row (an event's id is its position, from 1), or, for a
+   * task that finished before migration 0013, its rows in task_events (ids from that table).
+   */
   private storedTimeline(taskId: string): TimelineEvent[] {
+    const stored = this.s.pipeline.store.timeline(taskId)
+    if (stored) return stored.map((e, i) => ({ id: i + 1, stage: e.stage, name: e.name, status: e.status, detail: e.detail ?? null, at: e.at }))
     return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as (Omit<TimelineEvent, 'detail'> & { detail: string | null })[])
       .map((e) => ({ ...e, detail: e.detail ? JSON.parse(e.detail) as Record<string, unknown> : null }))
   }

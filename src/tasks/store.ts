@@ -6,7 +6,8 @@ import { getTableColumns } from 'drizzle-orm'
 import { tasks } from '../db/schema'
 import type { NewTask, TaskPatch, TaskRow } from '../pipeline/types'
 
-const COLUMNS = Object.entries(getTableColumns(tasks)).map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))
+/** The columns of a task row in memory: all but the timeline (written with the events, read on its own). */
+const COLUMNS = Object.entries(getTableColumns(tasks)).filter(([key]) => key !== 'timeline').map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))
 /**
  * Fields a task row in memory carries that are not written to the tasks table: the signed receipt
  * is the block at `receiptCid` (1.7 KB a task, more than half of a finished row, written twice;
@@ -19,6 +20,9 @@ const JSON_KEYS = COLUMNS.filter((c) => c.json).map((c) => c.key)
 const TASK_COLUMNS = COLUMNS.map((c) => `${c.name} AS ${c.key}`).join(', ')
 export const TASK_SELECT = `SELECT ${TASK_COLUMNS} FROM tasks`
 
+/** A timeline event as a task row stores it (tasks.timeline); its id is its position, from 1. */
+export interface StoredEvent { stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
+
 export function fromRow(row: Record<string, unknown>): TaskRow {
   for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
   return row as unknown as TaskRow
@@ -29,10 +33,12 @@ export class TaskStore {
   private statements = new Map<string, Statement>()
 
   private existsStmt: Statement
+  private timelineStmt: Statement
 
   constructor(private db: Database) {
     this.byId = db.prepare(`${TASK_SELECT} WHERE id = ?1`)
     this.existsStmt = db.prepare('SELECT 1 AS x FROM tasks WHERE id = ?1')
+    this.timelineStmt = db.prepare('SELECT timeline AS t FROM tasks WHERE id = ?1')
   }
 
   exists(id: string): boolean { return this.existsStmt.get(id) !== null }
@@ -47,16 +53,23 @@ export class TaskStore {
     return (this.db.query(`${TASK_SELECT} WHERE ${where} ${orderLimit}`).all(...args) as Record<string, unknown>[]).map(fromRow)
   }
 
-  /** Inserts a task (columns not given take their defaults) and returns the stored row (RETURNING: no second read). */
-  insert(row: NewTask): TaskRow {
+  /**
+   * Inserts a task (columns not given take their defaults) with its first timeline events and
+   * returns the stored row (RETURNING: no second read).
+   */
+  insert(row: NewTask, events: StoredEvent[] = []): TaskRow {
     const keys = Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined && !NOT_WRITTEN.has(k)).sort()
-    const sig = `insert:${keys.join(',')}`
+    const sig = `insert:${keys.join(',')}:${events.length > 0}`
     let stmt = this.statements.get(sig)
     if (!stmt) {
-      stmt = this.db.prepare(`INSERT INTO tasks (${keys.map((k) => BY_KEY.get(k)!.name).join(', ')}) VALUES (${keys.map((_, i) => `?${i + 1}`).join(', ')}) RETURNING ${TASK_COLUMNS}`)
+      const names = keys.map((k) => BY_KEY.get(k)!.name)
+      if (events.length > 0) names.push('timeline')
+      stmt = this.db.prepare(`INSERT INTO tasks (${names.join(', ')}) VALUES (${names.map((_, i) => `?${i + 1}`).join(', ')}) RETURNING ${TASK_COLUMNS}`)
       this.statements.set(sig, stmt)
     }
-    return fromRow(stmt.get(...this.values(row, keys)) as Record<string, unknown>)
+    const values = this.values(row, keys)
+    if (events.length > 0) values.push(JSON.stringify(events))
+    return fromRow(stmt.get(...values) as Record<string, unknown>)
   }
 
   private values(row: Record<string, unknown>, keys: string[]): (string | number | null)[] {
@@ -66,16 +79,33 @@ export class TaskStore {
     })
   }
 
-  /** Applies a patch with one prepared UPDATE per distinct set of columns. */
-  update(id: string, patch: TaskPatch): void {
+  /**
+   * Applies a patch and appends timeline events, in one prepared UPDATE per distinct set of columns
+   * and number of events. Returns the timeline's length after it (0 without events).
+   */
+  update(id: string, patch: TaskPatch, events: StoredEvent[] = []): number {
     const keys = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined && !NOT_WRITTEN.has(k)).sort()
-    if (keys.length === 0) return
-    const sig = keys.join(',')
+    if (keys.length === 0 && events.length === 0) return 0
+    const sig = `${keys.join(',')}:${events.length}`
     let stmt = this.statements.get(sig)
     if (!stmt) {
-      stmt = this.db.prepare(`UPDATE tasks SET ${keys.map((k, i) => `${BY_KEY.get(k)!.name} = ?${i + 2}`).join(', ')} WHERE id = ?1`)
+      const sets = keys.map((k, i) => `${BY_KEY.get(k)!.name} = ?${i + 2}`)
+      if (events.length > 0) {
+        // json_insert applies its edits in order: each '$[#]' appends after the one before.
+        const appends = events.map((_, i) => `'$[#]', json(?${keys.length + i + 2})`).join(', ')
+        sets.push(`timeline = json_insert(coalesce(timeline, '[]'), ${appends})`)
+      }
+      stmt = this.db.prepare(`UPDATE tasks SET ${sets.join(', ')} WHERE id = ?1${events.length > 0 ? ' RETURNING json_array_length(timeline) AS n' : ''}`)
       this.statements.set(sig, stmt)
     }
-    stmt.run(id, ...this.values(patch as Record<string, unknown>, keys))
+    const args = [id, ...this.values(patch as Record<string, unknown>, keys), ...events.map((e) => JSON.stringify(e))]
+    if (events.length === 0) { stmt.run(...args); return 0 }
+    return (stmt.get(...args) as { n: number } | null)?.n ?? 0
+  }
+
+  /** The stored timeline of a task: null when it has none in its row (finished before migration 0013). */
+  timeline(id: string): StoredEvent[] | null {
+    const row = this.timelineStmt.get(id) as { t: string | null } | null
+    return row?.t ? JSON.parse(row.t) as StoredEvent[] : null
   }
 }

@@ -1,18 +1,22 @@
 // Checks an agent's state-root chain link by link on the database: in the order the links were
-// committed (stage 6 events), root_i = keccak256(root_{i-1} ‖ leaf_i) from the zero root, every
+// committed (each stage 6 event's leaf extends exactly one root), root_i = keccak256(root_{i-1} ‖ leaf_i) from the zero root, every
 // receipt signs its task's root, and the agent's root is the last link.
 import type { Database } from 'bun:sqlite'
 import { expect } from 'bun:test'
 import { concat, keccak256, type Hex } from 'viem'
 
 export function expectUnbrokenChain(db: Database, agentId: string): number {
-  const links = db.query(`SELECT t.id, t.state_root AS root, t.receipt, e.detail FROM task_events e JOIN tasks t ON t.id = e.task_id
-    WHERE e.stage = 6 AND e.status = 'done' AND t.agent_id = ?1 ORDER BY e.id`).all(agentId) as { id: string; root: Hex; receipt: string | null; detail: string }[]
+  const links = db.query(`SELECT t.id, t.state_root AS root, t.receipt, json_extract(e.value, '$.detail.leaf') AS leaf FROM tasks t, json_each(t.timeline) e
+    WHERE t.agent_id = ?1 AND json_extract(e.value, '$.stage') = 6 AND json_extract(e.value, '$.status') = 'done'`).all(agentId) as { id: string; root: Hex; receipt: string | null; leaf: Hex }[]
+  // The commit order is the chain's own: from the zero root, exactly one link extends the last one.
   let prev: Hex = `0x${'0'.repeat(64)}`
-  for (const l of links) {
-    const leaf = (JSON.parse(l.detail) as { leaf: Hex }).leaf
-    expect({ task: l.id, root: l.root }).toEqual({ task: l.id, root: keccak256(concat([prev, leaf])) })
+  const left = new Set(links)
+  while (left.size > 0) {
+    const next = [...left].filter((l) => l.root === keccak256(concat([prev, l.leaf])))
+    expect({ extending: prev, links: next.length }).toEqual({ extending: prev, links: 1 })
+    const l = next[0]!
     if (l.receipt) expect((JSON.parse(l.receipt) as { payload: { message: { stateRoot: Hex } } }).payload.message.stateRoot).toBe(l.root)
+    left.delete(l)
     prev = l.root
   }
   expect((db.query('SELECT state_root AS r FROM agents WHERE id = ?1').get(agentId) as { r: Hex }).r).toBe(prev)

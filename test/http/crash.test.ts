@@ -64,7 +64,7 @@ test('SIGKILL mid-pipeline, restart: each task completes once and is charged onc
   const sum = db.query('SELECT sum(delta) AS s FROM ledger_entries WHERE operator_id = (SELECT operator_id FROM tasks LIMIT 1)').get() as { s: number }
   expect(sum.s).toBe(bal.b) // the ledger adds up to the balance
   // each stage committed exactly once per task; the fingerprint chain counted every task once
-  const dup = db.query("SELECT count(*) AS n FROM (SELECT task_id, stage FROM task_events WHERE status IN ('done', 'completed') GROUP BY task_id, stage HAVING count(*) > 1)").get() as { n: number }
+  const dup = db.query("SELECT count(*) AS n FROM (SELECT t.id, json_extract(e.value, '$.stage') AS s FROM tasks t, json_each(t.timeline) e WHERE json_extract(e.value, '$.status') IN ('done', 'completed') GROUP BY t.id, s HAVING count(*) > 1)").get() as { n: number }
   expect(dup.n).toBe(0)
   const a = db.query('SELECT total_tasks AS n FROM agents WHERE id = ?1').get(agent.agentId) as { n: number }
   expect(a.n).toBe(N)

@@ -1,0 +1,95 @@
+// The stage timeline as stored in the task's row (migration 0013): event ids are positions from 1,
+// the same in the submit's answer, the detail and the event stream; and the upgrade of a data dir
+// whose events are in task_events (the layout before 0013): a finished task keeps its stored
+// events and ids, a held one takes its events into its row and continues their numbering when it
+// is approved. The "old" data dir is made by a real server and then put back into the old layout.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { journalEntries } from '../../src/db/migrations'
+import { readStream } from '../helpers/operations'
+import { startServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let admin: string
+let token: string
+let agentId: string
+beforeAll(async () => {
+  s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
+  admin = await s.setupAdmin()
+  token = await s.signup('timeline-op')
+  agentId = (await s.post('/api/v1/agents/register', { displayName: 'Timeline', capabilities: ['sentiment_analysis', 'spend_control'] }, { token })).body.agentId
+}, 30_000)
+afterAll(async () => { await s?.cleanup() })
+
+const submit = (body: Record<string, unknown> = {}) =>
+  s.post('/api/v1/tasks/submit?wait=10', { agentId, taskType: 'sentiment_analysis', prompt: 'The release is fast and the docs are clear.', ...body }, { token })
+const detail = async (id: string) => (await s.get(`/api/v1/tasks/${id}`, { token })).body
+const shape = (tl: { id: number; stage: number; status: string }[]) => tl.map((e) => [e.id, e.stage, e.status])
+
+describe('the timeline in the task row', () => {
+  test('ids are positions from 1, the same in the answer, the detail and the event stream', async () => {
+    const r = await submit()
+    expect(r.status).toBe(200)
+    const want = [[1, 1, 'done'], [2, 2, 'done'], [3, 3, 'done'], [4, 4, 'done'], [5, 5, 'done'], [6, 6, 'done'], [7, 7, 'done'], [8, 8, 'completed']]
+    expect(shape(r.body.timeline)).toEqual(want)
+    expect((await detail(r.body.id)).timeline).toEqual(r.body.timeline)
+    const stream = await readStream(s, `/api/v1/tasks/${r.body.id}/events`, token)
+    expect([...stream.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    // no task_events rows are written any more
+    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    try {
+      expect((db.query('SELECT count(*) AS n FROM task_events').get() as { n: number }).n).toBe(0)
+      expect((db.query("SELECT json_array_length(timeline) AS n FROM tasks WHERE id = ?1").get(r.body.id) as { n: number }).n).toBe(8)
+    } finally { db.close() }
+  })
+})
+
+describe('upgrade from events in task_events (migration 0013)', () => {
+  test('a finished task keeps its stored events; a held one continues its numbering in its row', async () => {
+    // A hold: requestedValue above the threshold (active after the 30 s delay, on the test clock).
+    expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 100 }, { token })).status).toBe(200)
+    expect((await s.post('/api/v1/admin/clock/advance', { ms: 30_000 }, { token: admin })).status).toBe(200)
+    const done = (await submit()).body
+    const held = await submit({ taskType: 'spend_control', action: { actionType: 'spend_control', operation: 'pay', target: '0xAcme', requestedValue: 500, currency: 'USDC' } })
+    expect(held.status).toBe(202)
+    const approvalId = held.body.approvalId as string
+    expect({ status: held.body.status, approvalId }).toEqual({ status: 'PENDING_APPROVAL', approvalId: expect.stringMatching(/^apr_/) })
+    expect(shape(held.body.timeline)).toEqual([[1, 1, 'held']])
+    await s.stop()
+
+    // Back to the layout before 0013: the events in task_events (ids from that table), no column.
+    const db = new Database(join(s.dataDir, 'taskgate.db'))
+    const oldIds = new Map<string, number[]>()
+    try {
+      db.transaction(() => {
+        db.run('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, 1, ?2, ?3, NULL, 1)', ['task_filler', 'policy', 'done']) // ids of other tasks come first
+        for (const { id, timeline } of db.query('SELECT id, timeline FROM tasks WHERE timeline IS NOT NULL ORDER BY rowid').all() as { id: string; timeline: string }[]) {
+          for (const e of JSON.parse(timeline) as { stage: number; name: string; status: string; detail: unknown; at: number }[]) {
+            const row = db.query('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id')
+              .get(id, e.stage, e.name, e.status, e.detail === null ? null : JSON.stringify(e.detail), e.at) as { id: number }
+            oldIds.set(id, [...(oldIds.get(id) ?? []), row.id])
+          }
+        }
+        db.run('ALTER TABLE tasks DROP COLUMN timeline')
+        db.run('DELETE FROM __drizzle_migrations WHERE created_at = ?1', [journalEntries.find((e) => e.tag === '0013_task_timeline')!.when])
+      })()
+    } finally { db.close() }
+    expect(oldIds.get(done.id)!.length).toBe(8)
+    expect(oldIds.get(done.id)![0]).toBeGreaterThan(1)
+
+    await s.start() // applies 0013
+    const finished = await detail(done.id)
+    expect(finished.timeline.map((e: { id: number }) => e.id)).toEqual(oldIds.get(done.id))
+    expect(finished.timeline.map(({ id: _, ...e }: { id: number }) => e)).toEqual(done.timeline.map(({ id: _, ...e }: { id: number }) => e))
+    expect(shape((await detail(held.body.id)).timeline)).toEqual([[1, 1, 'held']])
+
+    // Approved: stages 2–8 append after the migrated event, numbered on from it.
+    const approved = await s.patch(`/api/v1/approvals/${approvalId}`, { decision: 'approved' }, { token })
+    expect(approved.status).toBe(200)
+    await readStream(s, `/api/v1/tasks/${held.body.id}/events`, token) // ends once the task is COMPLETED or FAILED
+    const t = await detail(held.body.id)
+    expect(t.status).toBe('COMPLETED')
+    expect(shape(t.timeline)).toEqual([[1, 1, 'held'], [2, 2, 'done'], [3, 3, 'done'], [4, 4, 'done'], [5, 5, 'done'], [6, 6, 'done'], [7, 7, 'done'], [8, 8, 'completed']])
+  })
+})
