@@ -24,6 +24,14 @@ export class ComputeFailed extends Error {
   constructor(message: string, public attempts: number) { super(message) }
 }
 
+/**
+ * A provider call started before its task's admission commits (PipelineRunner.admit), so the
+ * request travels while the admission's COMMIT is written; the task's stage 3 takes its answer as
+ * its first attempt (tryRun), and only once the admission has committed. The call holds its key's
+ * slot until it settles, whoever awaits it. `abort()` ends a call whose admission did not commit.
+ */
+export interface StartedCall { key: PoolKey; call: Promise<CompletionResult>; startedAt: number; abort(): void }
+
 export interface NewProvider { name: string; kind: Provider['kind']; baseUrl?: string; models: string[]; keys?: { key: string; rpm?: number; concurrency?: number }[] }
 
 export class ComputeService {
@@ -119,27 +127,42 @@ export class ComputeService {
   private notifyCapacity(): void { for (const fn of this.capacityListeners) fn() }
 
   /**
+   * Starts a remote completion on a free key of the model's pool without waiting for it (see
+   * StartedCall); null for the builtin provider, an unknown model, or a pool with no free key
+   * (then tryRun decides, as for any task).
+   */
+  start(req: CompletionRequest): StartedCall | null {
+    const p = this.resolveModel(req.model)
+    if (!p || p.kind === 'builtin') return null
+    const key = this.acquire(p, new Set())
+    if (!key) return null
+    const abort = new AbortController()
+    const startedAt = this.clock.now()
+    return { key, call: this.callOn(p, key, req, abort.signal), startedAt, abort: () => abort.abort() }
+  }
+
+  /**
    * Runs a completion now, or returns 'busy' when no key of the pool has capacity. Retryable
    * failures (429, 5xx, timeouts) cool the key down and retry on another key, at most
-   * MAX_ATTEMPTS attempts; then ComputeFailed.
+   * MAX_ATTEMPTS attempts; then ComputeFailed. `started`: the first attempt, already under way.
    */
-  async tryRun(req: CompletionRequest): Promise<CompletionResult | 'busy'> {
+  async tryRun(req: CompletionRequest, started?: StartedCall): Promise<CompletionResult | 'busy'> {
     const p = this.resolveModel(req.model)
     if (!p) throw new ProblemError(400, 'UNKNOWN_MODEL', `no provider serves model ${req.model}`)
     if (p.kind === 'builtin') return builtinComplete(req)
     const tried = new Set<string>()
     let lastError = 'no key available'
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const first = attempt === 1 && started && p.keys.includes(started.key) ? started : null
       // A retry waits (up to the provider timeout) for another key that is only busy, not cooling down.
-      const key = attempt === 1 ? this.acquire(p, tried) : await this.waitForKey(p, tried, Date.now() + this.timeoutMs)
+      const key = first ? first.key : attempt === 1 ? this.acquire(p, tried) : await this.waitForKey(p, tried, Date.now() + this.timeoutMs)
       if (!key) {
         if (attempt === 1) return 'busy'
         break
       }
       tried.add(key.id)
       try {
-        const r = await remoteComplete(p.kind as 'openai' | 'anthropic', p.baseUrl, key.secret, req, this.timeoutMs)
-        return { ...r, provider: p.name, keyId: key.id }
+        return await (first ? first.call : this.callOn(p, key, req))
       } catch (e) {
         const err = e instanceof ProviderError ? e : new ProviderError(String(e), false)
         lastError = err.message
@@ -147,12 +170,18 @@ export class ComputeService {
           key.cooldownUntil = this.clock.now() + (err.retryAfterMs ?? COOLDOWN_MS)
           this.log.warn({ provider: p.name, keyId: key.id, status: err.status, attempt }, 'provider key cooling down')
         } else break
-      } finally {
-        key.inflight--
-        this.notifyCapacity()
       }
     }
     throw new ComputeFailed(lastError, tried.size)
+  }
+
+  /** One call on an acquired key; the key's slot is released when it settles. */
+  private callOn(p: Provider, key: PoolKey, req: CompletionRequest, abort?: AbortSignal): Promise<CompletionResult> {
+    const call = remoteComplete(p.kind as 'openai' | 'anthropic', p.baseUrl, key.secret, req, this.timeoutMs, abort)
+      .then((r) => ({ ...r, provider: p.name, keyId: key.id }))
+      .finally(() => { key.inflight--; this.notifyCapacity() })
+    call.catch(() => {}) // a started call nobody takes (its admission rolled back) must not be an unhandled rejection
+    return call
   }
 
   private async waitForKey(p: Provider, tried: Set<string>, deadline: number): Promise<PoolKey | null> {

@@ -25,8 +25,11 @@ export type JobHandler = (payload: any, job: JobRow) => void | Promise<void>
 
 export interface EnqueueOptions { runAt?: number; dedupeKey?: string; maxAttempts?: number }
 
-/** A job without a row (negative id): started only if `committed()` holds once its transaction is over. */
-interface InlineJob extends JobRow { dedupeKey: string | null; committed: () => boolean }
+/**
+ * A job without a row (negative id): started only if `committed()` holds once its transaction is
+ * over; `abandoned()` is told otherwise.
+ */
+interface InlineJob extends JobRow { dedupeKey: string | null; committed: () => boolean; abandoned?: () => void }
 const isInline = (job: JobRow): job is InlineJob => job.id < 0
 
 /** The wait before a failed job's next attempt: 1 s after the first failure, doubling, at most a minute. */
@@ -121,11 +124,11 @@ export class JobRunner {
    * backoff, as any job). False when the runner has no room now (or is not started, or storage is
    * full): enqueue() it instead.
    */
-  enqueueInline(kind: string, payload: unknown, o: Omit<EnqueueOptions, 'runAt'> & { committed: () => boolean }): boolean {
+  enqueueInline(kind: string, payload: unknown, o: Omit<EnqueueOptions, 'runAt'> & { committed: () => boolean; abandoned?: () => void }): boolean {
     if (!this.timer || !this.startupDone || this.storage?.full || this.inflight.size + this.ready.length >= this.concurrency) return false
     const job: InlineJob = {
       id: --this.inlineSeq, kind, payload: JSON.stringify(payload), status: 'running', runAt: this.clock.now(), attempts: 0,
-      maxAttempts: o.maxAttempts ?? 5, dedupeKey: o.dedupeKey ?? null, committed: o.committed,
+      maxAttempts: o.maxAttempts ?? 5, dedupeKey: o.dedupeKey ?? null, committed: o.committed, abandoned: o.abandoned,
     }
     this.ready.push(job)
     if (this.ready.length === 1) queueMicrotask(() => this.startReady())
@@ -149,7 +152,7 @@ export class JobRunner {
     this.ready = []
     const started = new Set<number>()
     for (const job of batch) {
-      if (isInline(job)) { if (job.committed()) this.launch(job); continue }
+      if (isInline(job)) { if (job.committed()) this.launch(job); else job.abandoned?.(); continue }
       const cur = this.stmts.claimed.get(job.id) as { kind: string; payload: string } | null
       if (!cur || cur.kind !== job.kind || cur.payload !== job.payload || started.has(job.id)) continue
       started.add(job.id)

@@ -11,10 +11,11 @@ import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
 import type { AgentRow } from '../agents/service'
 import { ChainMoved } from '../agents/chain-tips'
 import type { JobRow } from '../jobs/runner'
+import type { StartedCall } from '../compute/service'
 import type { Services } from '../services'
 import { policy } from './stages/01-policy'
 import { debit, debitRef } from './stages/02-debit'
-import { compute } from './stages/03-compute'
+import { compute, completionRequest } from './stages/03-compute'
 import { verify } from './stages/04-verify'
 import { ipfs } from './stages/05-ipfs'
 import { fingerprint } from './stages/06-fingerprint'
@@ -73,7 +74,7 @@ export class PipelineRunner {
    * later attempt reads both. An entry whose transaction was rolled back is never taken (its run
    * never starts) and goes with the next clear.
    */
-  private admitted = new Map<string, { task: TaskRow; agent: AgentRow }>()
+  private admitted = new Map<string, { task: TaskRow; agent: AgentRow; started: StartedCall | null }>()
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
@@ -129,12 +130,17 @@ export class PipelineRunner {
     this.publish(task.id, events.length, events, task)
     // Stages 3–8 start once this transaction commits. A task in PROCESSING is its own record of
     // unfinished work (a restart resumes it: resumeUnfinished), so its run needs no job row unless
-    // the runner is full or the run fails.
+    // the runner is full or the run fails. A remote provider's call starts now, so the request
+    // travels while the COMMIT is written; stage 3 takes its answer only once the task is committed,
+    // and a rolled-back admission aborts it (ComputeService.start, docs/pipeline.md).
     const run = { dedupeKey: `task:${task.id}`, maxAttempts: 10 }
     const id = task.id
-    if (!this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id) })) this.s.jobs.enqueue('task.run', { taskId: id }, run)
+    let started: StartedCall | null = null
+    const inline = this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id), abandoned: () => started?.abort() })
+    if (!inline) this.s.jobs.enqueue('task.run', { taskId: id }, run)
+    else started = this.s.compute.start(completionRequest(task))
     if (this.admitted.size >= 10_000) this.admitted.clear()
-    this.admitted.set(task.id, { task, agent })
+    this.admitted.set(task.id, { task, agent, started })
     return task
   }
 
@@ -161,6 +167,7 @@ export class PipelineRunner {
     const admitted = this.admitted.get(taskId)
     this.admitted.delete(taskId)
     const fresh = job?.attempts === 1 ? admitted : undefined
+    if (!fresh) admitted?.started?.abort() // not this run's to take (never the case for an inline job's first run)
     const first = fresh?.task ?? this.task(taskId)
     if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
     let task: TaskRow = first
@@ -171,7 +178,7 @@ export class PipelineRunner {
     try {
       for (const stage of STAGES.slice(task.stage)) {
         if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
-        const r = await stage.run!({ task, agent, s: this.s })
+        const r = await stage.run!({ task, agent, s: this.s, started: stage === compute ? fresh?.started ?? undefined : undefined })
         r.ready?.catch(() => {}) // its failure surfaces where the group awaits it, not as an unhandled rejection meanwhile
         const cur = task
         if (r.fail) {

@@ -1,6 +1,7 @@
 import type { tasks } from '../db/schema'
 import type { AgentRow } from '../agents/service'
 import type { Services } from '../services'
+import type { StartedCall } from '../compute/service'
 
 /**
  * A task as stored, plus what the pipeline hands on in memory only with the row it just committed
@@ -12,7 +13,8 @@ export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>
 /** A task as submitted, before its insert (columns not given take their defaults). */
 export type NewTask = TaskPatch & { id: string; operatorId: string; createdAt: number }
 
-export interface StageContext { task: TaskRow; agent: AgentRow; s: Services }
+/** `started`: stage 3's provider call, when admit() started it (the first run of a task admitted here). */
+export interface StageContext { task: TaskRow; agent: AgentRow; s: Services; started?: StartedCall }
 
 export interface StageResult {
   patch?: TaskPatch

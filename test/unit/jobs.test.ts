@@ -485,23 +485,24 @@ describe('without a row (enqueueInline)', () => {
     expect(allRows()).toEqual(before) // nothing written, before or after
   })
 
-  test('does not run when committed() is false once the transaction is over (rolled back)', async () => {
+  test('does not run when committed() is false once the transaction is over (rolled back), and says so to abandoned()', async () => {
     await started()
     let ran = 0
+    let abandoned = 0
     runner.register('i', () => { ran++ })
     let kept = false
     try {
       db.$client.transaction(() => {
-        runner.enqueueInline('i', {}, { committed: () => kept })
+        runner.enqueueInline('i', {}, { committed: () => kept, abandoned: () => { abandoned++ } })
         throw new Error('undo')
       })()
     } catch { /* rolled back */ }
     await runner.drain()
-    expect(ran).toBe(0)
+    expect({ ran, abandoned }).toEqual({ ran: 0, abandoned: 1 })
     kept = true
-    runner.enqueueInline('i', {}, { committed: () => kept })
+    runner.enqueueInline('i', {}, { committed: () => kept, abandoned: () => { abandoned++ } })
     await runner.drain()
-    expect(ran).toBe(1)
+    expect({ ran, abandoned }).toEqual({ ran: 1, abandoned: 1 })
   })
 
   test('a failed run becomes a pending row: its retry, first attempt counted, with backoff; then like any job', async () => {

@@ -5,8 +5,10 @@ export type RemoteKind = 'openai' | 'anthropic'
 
 const DEFAULT_BASE: Record<RemoteKind, string> = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com/v1' }
 
-export async function remoteComplete(kind: RemoteKind, baseUrl: string | null, secret: string, req: CompletionRequest, timeoutMs: number): Promise<CompletionResult> {
+/** `abort`: ends the call early (a call started for a task whose admission did not commit, ComputeService.start). */
+export async function remoteComplete(kind: RemoteKind, baseUrl: string | null, secret: string, req: CompletionRequest, timeoutMs: number, abort?: AbortSignal): Promise<CompletionResult> {
   const base = (baseUrl || DEFAULT_BASE[kind]).replace(/\/+$/, '')
+  const signal = abort ? AbortSignal.any([AbortSignal.timeout(timeoutMs), abort]) : AbortSignal.timeout(timeoutMs)
   const t0 = performance.now()
   let res: Response
   try {
@@ -15,7 +17,7 @@ export async function remoteComplete(kind: RemoteKind, baseUrl: string | null, s
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
           body: JSON.stringify({ model: req.model, messages: req.messages, max_tokens: req.maxTokens ?? 1024 }),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal,
         })
       : await fetch(`${base}/messages`, {
           method: 'POST',
@@ -25,7 +27,7 @@ export async function remoteComplete(kind: RemoteKind, baseUrl: string | null, s
             system: req.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n') || undefined,
             messages: req.messages.filter((m) => m.role !== 'system'),
           }),
-          signal: AbortSignal.timeout(timeoutMs),
+          signal,
         })
   } catch (e) {
     const timedOut = (e as Error).name === 'TimeoutError'

@@ -10,12 +10,12 @@ export function completionRequest(task: TaskRow): CompletionRequest {
 export const compute: Stage = {
   n: 3,
   name: 'compute',
-  run: async ({ task, s }) => {
+  run: async ({ task, s, started }) => {
     // The kill-switch stops tasks that have not reached compute yet (refunded by the failure).
-    if (s.operators.byId(task.operatorId)?.flags?.killSwitch === true) return { fail: { code: 'KILL_SWITCH_ACTIVE', message: 'stopped by the kill-switch before compute' } }
-    const startedAt = s.clock.now()
+    if (s.operators.byId(task.operatorId)?.flags?.killSwitch === true) { started?.abort(); return { fail: { code: 'KILL_SWITCH_ACTIVE', message: 'stopped by the kill-switch before compute' } } }
+    const startedAt = started?.startedAt ?? s.clock.now()
     try {
-      const r = await s.compute.tryRun(completionRequest(task))
+      const r = await s.compute.tryRun(completionRequest(task), started)
       if (r === 'busy') {
         const job = s.overflow.enqueue(task.operatorId, completionRequest(task), { taskId: task.id, agentId: task.agentId })
         return { queued: { jobId: job.id, position: job.position }, patch: { computeJobId: job.id } }
