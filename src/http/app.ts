@@ -159,16 +159,25 @@ export function createHttp(o: HttpOptions) {
   const direct = new Map<string, RouteDef>()
   for (const def of o.routes) if (def.method === 'GET' && !def.path.includes(':') && !def.params && !def.query && !def.body && !def.upload) direct.set(def.path, def)
 
-  /** A direct route's answer with every header set: JSON, text or a problem built here, or the handler's own Response. */
-  async function answerDirect(def: RouteDef, request: Request, requestId: string): Promise<Response> {
+  /**
+   * A direct route's answer with every header set: JSON, text or a problem built here, or the
+   * handler's own Response. Synchronous when the authentication and the handler are (a health
+   * check, an API key, a known bearer token): no turn of the event loop for the request.
+   */
+  function answerDirect(def: RouteDef, request: Request, requestId: string): Response | Promise<Response> {
     const set: HandlerSet = { headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' } }
     infoOf(request).route = def.path
+    const failed = (e: unknown) => errorResponse('UNKNOWN', e, request)
+    const answer = (out: unknown) => (out instanceof Response ? htmlHeaders(toResponse(out, set)) : toResponse(out, set)) // only a handler's own Response can be a page
+    const handle = (principal: unknown): Response | Promise<Response> => {
+      const out = callHandler(def, request, {}, {}, undefined, principal, set)
+      return out instanceof Promise ? out.then(answer).catch(failed) : answer(out)
+    }
     try {
-      const principal = def.auth === 'none' ? null : await o.auth.authenticate(request, def, set.headers)
-      const out = await callHandler(def, request, {}, {}, undefined, principal, set)
-      return out instanceof Response ? htmlHeaders(toResponse(out, set)) : toResponse(out, set) // only a handler's own Response can be a page
+      const principal = def.auth === 'none' ? null : o.auth.authenticate(request, def, set.headers)
+      return principal instanceof Promise ? principal.then(handle).catch(failed) : handle(principal)
     } catch (e) {
-      return errorResponse('UNKNOWN', e, request)
+      return failed(e)
     }
   }
 
@@ -199,7 +208,7 @@ export function createHttp(o: HttpOptions) {
   type Server = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }
 
   /** One request: the direct route's handler when Bun's router chose one, else Elysia. */
-  async function serve(request: Request, server: Server, directDef: RouteDef | null): Promise<Response> {
+  function serve(request: Request, server: Server, directDef: RouteDef | null): Response | Promise<Response> {
     const t0 = performance.now()
     const sent = request.headers.get('x-request-id')
     let ip: string | undefined
@@ -209,28 +218,30 @@ export function createHttp(o: HttpOptions) {
       holdOpen: () => server.timeout(request, 0),
     }
     requestInfo.set(request, info)
-    let res: Response
-    if (directDef) res = await answerDirect(directDef, request, info.requestId)
-    else {
-      const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
-      // The declared length is checked before anything is read; chunked bodies are cut while streaming.
-      const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
-      if (len > limit) res = problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit })
-      else {
-        res = await app.handle(request)
-        res.headers.set('x-request-id', info.requestId)
-        res.headers.set('x-content-type-options', 'nosniff')
-        htmlHeaders(res)
-      }
+    // The log line and the metrics, once the answer is there.
+    const done = (res: Response): Response => {
+      const ms = performance.now() - t0
+      const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
+      o.metrics.observe(request.method, route, res.status, ms / 1000)
+      reqLog(request.method, route, res.status, ms, info.requestId)
+      return res
     }
-    const ms = performance.now() - t0
-    const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
-    o.metrics.observe(request.method, route, res.status, ms / 1000)
-    reqLog(request.method, route, res.status, ms, info.requestId)
-    return res
+    if (directDef) {
+      const res = answerDirect(directDef, request, info.requestId)
+      return res instanceof Promise ? res.then(done) : done(res)
+    }
+    const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
+    // The declared length is checked before anything is read; chunked bodies are cut while streaming.
+    const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
+    if (len > limit) return done(problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit }))
+    return app.handle(request).then((res) => {
+      res.headers.set('x-request-id', info.requestId)
+      res.headers.set('x-content-type-options', 'nosniff')
+      return done(htmlHeaders(res))
+    })
   }
 
-  const fetch = (request: Request, server: Server): Promise<Response> => serve(request, server, null)
+  const fetch = (request: Request, server: Server): Response | Promise<Response> => serve(request, server, null)
 
   /**
    * The direct routes for Bun.serve's `routes`: Bun matches their paths natively, so these requests
@@ -238,7 +249,7 @@ export function createHttp(o: HttpOptions) {
    * them reads one); HEAD is answered by Bun as GET without the body; anything else on these paths
    * (another method, a trailing slash) goes to `fetch` and Elysia as before.
    */
-  const routes: Record<string, { GET: (request: Request, server: Server) => Promise<Response> }> = {}
+  const routes: Record<string, { GET: (request: Request, server: Server) => Response | Promise<Response> }> = {}
   for (const [path, def] of direct) routes[path] = { GET: (request, server) => serve(request, server, def) }
 
   return { app, fetch, routes }
