@@ -21,6 +21,13 @@ export class GroupCommitter {
   private flush(): void {
     const batch = this.queue
     this.queue = []
+    if (batch.length === 1) { // alone (a lone task): its own transaction, no savepoint to open and release
+      const p = batch[0]!
+      let value: unknown
+      try { value = this.db.transaction(p.fn)() } catch (e) { p.reject(e); return }
+      p.resolve(value)
+      return
+    }
     const results: { ok: boolean; value: unknown }[] = []
     let aborted: { error: unknown } | null = null
     try {
