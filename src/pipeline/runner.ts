@@ -71,8 +71,9 @@ export class PipelineRunner {
    * Tasks as admit() left them (stages 1–2 done, their run started with the same transaction), and
    * the agent admit() had, for the first run: it starts from these instead of reading them again
    * (the agent's state root and metrics are read where they are written, stage 6). Taken once; a
-   * later attempt reads both. An entry whose transaction was rolled back is never taken (its run
-   * never starts) and goes with the next clear.
+   * later attempt reads both, and a provider call admit() started (`started`) goes to the first run
+   * only. An entry whose transaction was rolled back is dropped when the job runner says its run
+   * will not start (its started call aborted).
    */
   private admitted = new Map<string, { task: TaskRow; agent: AgentRow; started: StartedCall | null }>()
 
@@ -136,7 +137,7 @@ export class PipelineRunner {
     const run = { dedupeKey: `task:${task.id}`, maxAttempts: 10 }
     const id = task.id
     let started: StartedCall | null = null
-    const inline = this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id), abandoned: () => started?.abort() })
+    const inline = this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id), abandoned: () => { started?.abort(); this.admitted.delete(id) } })
     if (!inline) this.s.jobs.enqueue('task.run', { taskId: id }, run)
     else started = this.s.compute.start(completionRequest(task))
     if (this.admitted.size >= 10_000) this.admitted.clear()
