@@ -81,7 +81,22 @@ export class GuardrailStore {
     jobs.register('guardrails.activate', (p: { operatorId: string }) => this.activate(p.operatorId))
   }
 
-  private row(operatorId: string): Row | null { return (this.q.row.get(operatorId) as Row | null) ?? null }
+  /**
+   * The operators' stored rows as read: every task reads its operator's twice (stages 1 and 5).
+   * This store is their only writer, and drops an operator's row from here whenever it writes it
+   * (before its transaction ends, so nothing uncommitted is kept).
+   */
+  private rows = new Map<string, Row | null>()
+
+  private row(operatorId: string): Row | null {
+    let r = this.rows.get(operatorId)
+    if (r === undefined) {
+      r = (this.q.row.get(operatorId) as Row | null) ?? null
+      if (this.rows.size >= 10_000) this.rows.clear()
+      this.rows.set(operatorId, r)
+    }
+    return r
+  }
 
   /** Parsed configs by their stored text: every task reads its operator's (stages 1 and 5). Frozen, as they are shared. */
   private parsed = new Map<string, StoredConfig>()
@@ -130,6 +145,7 @@ export class GuardrailStore {
       const activatesAt = now + ACTIVATION_DELAY_MS
       // st.current is the active config (a pending one whose time had come included).
       this.q.write.run(operatorId, JSON.stringify(st.current), JSON.stringify(next), activatesAt, now)
+      this.rows.delete(operatorId)
       this.jobs.enqueue('guardrails.activate', { operatorId }, { runAt: activatesAt, dedupeKey: `guardrails:${operatorId}` })
       return { pending: next, activatesAt }
     })()
@@ -144,6 +160,7 @@ export class GuardrailStore {
       return
     }
     this.q.activate.run(operatorId, this.clock.now())
+    this.rows.delete(operatorId)
   }
 
   private matcher(patterns: string[]): PatternMatcher {
