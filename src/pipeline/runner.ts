@@ -239,9 +239,14 @@ export class PipelineRunner {
     return patch
   }
 
-  /** Called by the overflow queue when a parked task's compute finished. */
-  resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }): void {
+  /**
+   * Called by the overflow queue when a parked task's compute finished. A fast job can finish before
+   * the commit that parks its task (stage 3's `queued` commit, still in the group commit's queue):
+   * the answer then waits for the group's next commit, which comes after that one.
+   */
+  resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }, waited = false): void | Promise<void> {
     const task = this.task(taskId)
+    if (!waited && task?.status === 'PROCESSING' && task.computeJobId === null) return this.group.run(() => {}).then(() => this.resumeFromCompute(taskId, outcome, true))
     if (!task || task.status !== 'QUEUED') return
     this.s.db.$client.transaction(() => {
       if (outcome.error) { this.commitFailure(task, compute, outcome.error); return }
