@@ -190,7 +190,7 @@ export class PipelineRunner {
           return
         }
         if (r.queued) {
-          await this.group.run(() => { this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued }, 'queued'); finish() })
+          await this.group.run(() => { this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued, apply: r.apply }, 'queued'); finish() })
           return
         }
         pending.push({ stage, r, at: this.s.clock.now() })
@@ -239,14 +239,9 @@ export class PipelineRunner {
     return patch
   }
 
-  /**
-   * Called by the overflow queue when a parked task's compute finished. A fast job can finish before
-   * the commit that parks its task (stage 3's `queued` commit, still in the group commit's queue):
-   * the answer then waits for the group's next commit, which comes after that one.
-   */
-  resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }, waited = false): void | Promise<void> {
+  /** Called by the overflow queue when a parked task's compute finished (its job is queued by the commit that parks it). */
+  resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }): void {
     const task = this.task(taskId)
-    if (!waited && task?.status === 'PROCESSING' && task.computeJobId === null) return this.group.run(() => {}).then(() => this.resumeFromCompute(taskId, outcome, true))
     if (!task || task.status !== 'QUEUED') return
     this.s.db.$client.transaction(() => {
       if (outcome.error) { this.commitFailure(task, compute, outcome.error); return }

@@ -51,16 +51,14 @@ export class ProofDocuments {
   private named(doc: Record<string, unknown>): { kind: ProofKind; taskId: string } | null {
     const str = (v: unknown) => (typeof v === 'string' ? v : null)
     const message = ((doc.payload as Record<string, unknown> | undefined)?.message ?? {}) as Record<string, unknown>
+    const kind: ProofKind = doc.type === 'taskgate.receipt/v1' ? 'receipt' : 'task'
     let taskId: string | null = null
-    switch (doc.type) {
-      case 'taskgate.receipt/v1': taskId = str(message.taskId); return taskId ? { kind: 'receipt', taskId } : null
-      case 'taskgate.task/v1': taskId = str(doc.taskId); break
-      case 'taskgate.tos-acceptance': {
-        const operatorId = str(message.operatorId), version = str(message.version)
-        taskId = operatorId && version ? this.tosAcceptanceTask(operatorId, version) : null
-        break
-      }
+    if (doc.type === 'taskgate.receipt/v1') taskId = str(message.taskId)
+    else if (doc.type === 'taskgate.task/v1') taskId = str(doc.taskId)
+    else if (doc.type === 'taskgate.tos-acceptance') {
+      const operatorId = str(message.operatorId), version = str(message.version)
+      taskId = operatorId && version ? this.tosAcceptanceTask(operatorId, version) : null
     }
-    return taskId ? { kind: 'task', taskId } : null
+    return taskId ? { kind, taskId } : null
   }
 }

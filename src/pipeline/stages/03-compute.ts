@@ -1,5 +1,6 @@
 // Stage 3: compute through the provider pool; a full pool parks the task in the overflow queue.
 import { ComputeFailed } from '../../compute/service'
+import { newId } from '../../lib/ids'
 import type { CompletionRequest } from '../../compute/types'
 import type { Stage, TaskRow } from '../types'
 
@@ -17,8 +18,13 @@ export const compute: Stage = {
     try {
       const r = await s.compute.tryRun(completionRequest(task), started)
       if (r === 'busy') {
-        const job = s.overflow.enqueue(task.operatorId, completionRequest(task), { taskId: task.id, agentId: task.agentId })
-        return { queued: { jobId: job.id, position: job.position }, patch: { computeJobId: job.id } }
+        // The job is queued by the commit that parks the task (apply): it cannot start, let alone
+        // finish, before the task is QUEUED, and a commit that fails leaves neither.
+        const queued = { jobId: newId('job'), position: 0 }
+        return {
+          queued, patch: { computeJobId: queued.jobId },
+          apply: () => { queued.position = s.overflow.enqueue(task.operatorId, completionRequest(task), { id: queued.jobId, taskId: task.id, agentId: task.agentId }).position },
+        }
       }
       return {
         patch: { output: r.output, provider: r.provider, latencyMs: Math.max(1, Math.round(r.latencyMs)), computeStartedAt: startedAt, computeFinishedAt: s.clock.now() },
