@@ -35,7 +35,7 @@ export class KeyService {
     this.byHash = db.$client.prepare(`SELECT id, operator_id AS operatorId, agent_id AS agentId, label, key_hash AS keyHash, first4, last4,
       rate_limit_rpm AS rateLimitRpm, is_test_key AS isTestKey, test_uses_remaining AS testUsesRemaining, last_used_at AS lastUsedAt,
       created_at AS createdAt, revoked_at AS revokedAt FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL`)
-    this.resolved = new ReadCache(db.$client)
+    this.resolved = new ReadCache(db.$client, ['api_keys', 'operators'])
     this.touchStmt = db.$client.prepare('UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)')
     this.operatorById = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
   }

@@ -88,7 +88,7 @@ export class OperatorService {
 
   constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {}) {
     // Raw statement: this runs on every authenticated request (drizzle's mapping costs ~5 µs).
-    this.cached = new ReadCache(db.$client)
+    this.cached = new ReadCache(db.$client, ['operators'])
     this.byIdStmt = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
   }
 
