@@ -4,10 +4,12 @@
 // still holds; under load the pipeline's many small per-stage commits become a few larger ones.
 import type { Database } from 'bun:sqlite'
 
-interface Pending { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+interface Pending { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; after?: (() => void)[] }
 
 export class GroupCommitter {
   private queue: Pending[] = []
+  /** The caller whose callback is running (inside flush), for afterCommit. */
+  private current: Pending | null = null
 
   constructor(private db: Database) {}
 
@@ -18,13 +20,40 @@ export class GroupCommitter {
     })
   }
 
+  /**
+   * Called from inside a caller's callback: `cb` runs once that caller's writes are committed, right
+   * after the COMMIT and before any caller's promise resolves (so before the microtasks its
+   * callback queued); never if they are not. Register at the callback's top level (a nested
+   * transaction of its own that rolls back while the callback goes on does not cancel it). False
+   * outside a callback: nothing is registered, the caller must find out otherwise.
+   */
+  afterCommit(cb: () => void): boolean {
+    if (!this.current) return false
+    ;(this.current.after ??= []).push(cb)
+    return true
+  }
+
+  /** Runs a caller's callback in a transaction (a savepoint inside the batch's) as the current caller. */
+  private runOne(p: Pending): unknown {
+    this.current = p
+    try { return this.db.transaction(p.fn)() } finally { this.current = null }
+  }
+
+  /** A committed caller's afterCommit callbacks; one that throws does not keep the others or any promise from settling. */
+  private committed(p: Pending): void {
+    for (const cb of p.after ?? []) {
+      try { cb() } catch (e) { queueMicrotask(() => { throw e }) }
+    }
+  }
+
   private flush(): void {
     const batch = this.queue
     this.queue = []
     if (batch.length === 1) { // alone (a lone task): its own transaction, no savepoint to open and release
       const p = batch[0]!
       let value: unknown
-      try { value = this.db.transaction(p.fn)() } catch (e) { p.reject(e); return }
+      try { value = this.runOne(p) } catch (e) { p.reject(e); return }
+      this.committed(p)
       p.resolve(value)
       return
     }
@@ -33,8 +62,9 @@ export class GroupCommitter {
     try {
       this.db.transaction(() => {
         for (const p of batch) {
-          try { results.push({ ok: true, value: this.db.transaction(p.fn)() }) } // savepoint per caller
+          try { results.push({ ok: true, value: this.runOne(p) }) } // savepoint per caller
           catch (e) {
+            p.after = undefined // its writes were undone
             // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite roll back the whole
             // transaction, not just the savepoint: the callers before this one lost their writes too,
             // and the ones after it would run in autocommit mode. Abort the batch instead.
@@ -49,6 +79,7 @@ export class GroupCommitter {
       for (const p of batch) p.reject(error) // the transaction was rolled back (or its COMMIT failed): nothing was written
       return
     }
+    for (const p of batch) this.committed(p)
     batch.forEach((p, i) => (results[i]!.ok ? p.resolve(results[i]!.value) : p.reject(results[i]!.value)))
   }
 }

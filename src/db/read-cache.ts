@@ -34,20 +34,37 @@ export class ReadCache<V> {
   private entries = new Map<string, { value: V; at: number }>()
   private generation = -1
   private writes: Statement
+  private changes: Statement
+  private lastChanges = -1
 
   /** `tables`: every table a cached value is read from. `now`: a monotonic clock in ms (tests give their own). */
   constructor(private db: Database, tables: readonly string[], private ttlMs = 1000, private maxEntries = 50_000, private now = () => performance.now()) {
     this.writes = watchWrites(db, tables)
+    this.changes = db.prepare('SELECT total_changes() AS c')
   }
 
   get(key: string, load: () => V): V {
-    const gen = (this.writes.get() as { n: number }).n
-    if (gen !== this.generation) { this.entries.clear(); this.generation = gen }
+    // total_changes() (any write through this connection, a few tens of ns) first: while it stands
+    // still, so do the watched tables, and the write counts need no read.
+    const changes = (this.changes.get() as { c: number }).c
+    let valid = changes === this.lastChanges
+    if (!valid) {
+      const gen = (this.writes.get() as { n: number }).n
+      // Inside a transaction the counts may still go back (a rollback): compared, never recorded.
+      if (this.db.inTransaction) valid = gen === this.generation
+      else {
+        this.lastChanges = changes
+        if (gen !== this.generation) { this.entries.clear(); this.generation = gen }
+        valid = true
+      }
+    }
     const now = this.now()
-    const hit = this.entries.get(key)
-    if (hit && now - hit.at < this.ttlMs) return hit.value
+    if (valid) {
+      const hit = this.entries.get(key)
+      if (hit && now - hit.at < this.ttlMs) return hit.value
+    }
     const value = load()
-    if (this.db.inTransaction) return value // possibly uncommitted: not kept
+    if (!valid || this.db.inTransaction) return value // possibly uncommitted: not kept
     if (this.entries.size >= this.maxEntries) this.entries.clear()
     this.entries.set(key, { value, at: now })
     return value

@@ -137,7 +137,11 @@ export class PipelineRunner {
     const run = { dedupeKey: `task:${task.id}`, maxAttempts: 10 }
     const id = task.id
     let started: StartedCall | null = null
-    const inline = this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: () => this.store.exists(id), abandoned: () => { started?.abort(); this.admitted.delete(id) } })
+    // Whether the admission committed: told by the group commit when it is the one committing (no
+    // read of the task back), else read once the transaction is over.
+    let committed = false
+    const told = this.group.afterCommit(() => { committed = true })
+    const inline = this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: told ? () => committed : () => this.store.exists(id), abandoned: () => { started?.abort(); this.admitted.delete(id) } })
     if (!inline) this.s.jobs.enqueue('task.run', { taskId: id }, run)
     else started = this.s.compute.start(completionRequest(task))
     if (this.admitted.size >= 10_000) this.admitted.clear()

@@ -61,3 +61,32 @@ test('each caller resolves only after the shared COMMIT', async () => {
   await Promise.all(['p', 'q'].map((k) => group.run(insert(k)).then(() => order.push(`${k}: ${seen().join(',')}`))))
   expect(order).toEqual(['p: p,q', 'q: p,q'])
 })
+
+test('afterCommit: runs for each committed caller after the COMMIT, before the microtasks its callback queued and before its promise resolves', async () => {
+  const order: string[] = []
+  const caller = (k: string, fail = false) => () => {
+    insert(k)()
+    expect(group.afterCommit(() => order.push(`after ${k} (seen: ${seen().includes(k)})`))).toBe(true)
+    queueMicrotask(() => order.push(`microtask ${k}`))
+    if (fail) throw new Error(`${k} fails`)
+    return k
+  }
+  const all = Promise.allSettled([group.run(caller('a')), group.run(caller('b', true)), group.run(caller('c'))]).then(() => order.push('settled'))
+  await all
+  expect(order).toEqual(['after a (seen: true)', 'after c (seen: true)', 'microtask a', 'microtask b', 'microtask c', 'settled'])
+  order.length = 0
+  await group.run(caller('lone')) // a lone caller too
+  expect(order).toEqual(['after lone (seen: true)', 'microtask lone'])
+  expect(group.afterCommit(() => order.push('outside'))).toBe(false) // outside a callback: not registered
+})
+
+test('afterCommit: nothing runs when the whole transaction is rolled back', async () => {
+  const order: string[] = []
+  const results = await Promise.allSettled([
+    group.run(() => { insert('a')(); group.afterCommit(() => order.push('a')) }),
+    group.run(() => { db.run('ROLLBACK'); throw new Error('the transaction is gone') }), // as SQLITE_FULL does
+  ])
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+  expect(order).toEqual([])
+  expect(seen()).toEqual([])
+})

@@ -67,6 +67,15 @@ describe('ReadCache', () => {
     expect(read('op1')).toBe('PRO')
     expect(() => db.transaction(() => { read('op2'); throw new Error('again') })()).toThrow('again')
     expect(read('op1')).toBe('PRO')
+    // Read inside a transaction that rolls back, then outside it, then a commit of the same size.
+    expect(() => db.transaction(() => {
+      db.run("UPDATE operators SET tier = 'FREE' WHERE id = 'op1'")
+      expect(read('op1')).toBe('FREE')
+      throw new Error('roll back again')
+    })()).toThrow('roll back again')
+    expect(read('op1')).toBe('PRO')
+    db.run("UPDATE operators SET tier = 'ENTERPRISE' WHERE id = 'op1'")
+    expect(read('op1')).toBe('ENTERPRISE')
   })
 
   test("another connection's write is seen after the TTL", () => {
