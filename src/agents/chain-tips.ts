@@ -16,8 +16,17 @@ export class ChainMoved extends Error {
 
 interface Tip { root: Hex | null; tasks: Set<string> }
 
+/** How many idle agents' committed roots are kept (all dropped when full: they are read again). */
+const SETTLED_MAX = 10_000
+
 export class ChainTips {
   private tips = new Map<string, Tip>()
+  /**
+   * The committed root of agents with no task in flight, as their last task committed it, so the
+   * next task of the agent extends it without reading the agent. Never trusted blindly: the commit
+   * still checks the committed root (ChainMoved), and a link that fails to commit drops the entry.
+   */
+  private settled = new Map<string, Hex>()
 
   /**
    * Extends the agent's chain by a task's leaf from the newest root: the last uncommitted link of
@@ -26,7 +35,7 @@ export class ChainTips {
   extend(agentId: string, taskId: string, leaf: Hex, committedRoot: () => Hex): { prev: Hex; root: Hex } {
     let tip = this.tips.get(agentId)
     if (!tip) this.tips.set(agentId, (tip = { root: null, tasks: new Set() }))
-    const prev = tip.root ?? committedRoot()
+    const prev = tip.root ?? this.settled.get(agentId) ?? committedRoot()
     const root = nextStateRoot(prev, leaf)
     tip.root = root
     tip.tasks.add(taskId)
@@ -37,6 +46,7 @@ export class ChainTips {
   reset(agentId: string): void {
     const tip = this.tips.get(agentId)
     if (tip) tip.root = null
+    this.settled.delete(agentId)
   }
 
   /**
@@ -47,8 +57,15 @@ export class ChainTips {
   release(agentId: string, taskId: string, committed: boolean): void {
     const tip = this.tips.get(agentId)
     if (!tip?.tasks.delete(taskId)) return
+    this.settled.delete(agentId)
     if (!committed) tip.root = null
-    if (tip.tasks.size === 0) this.tips.delete(agentId)
+    if (tip.tasks.size > 0) return
+    this.tips.delete(agentId)
+    // Every link extended since the root was last read committed (a failed one clears the root):
+    // the newest is the committed root.
+    if (tip.root === null) return
+    if (this.settled.size >= SETTLED_MAX) this.settled.clear()
+    this.settled.set(agentId, tip.root)
   }
 
   /** Agents with tasks in flight (for tests: nothing may stay behind). */

@@ -48,4 +48,33 @@ describe('ChainTips', () => {
     tips.release('ag', 't2', true)
     expect(tips.size).toBe(0)
   })
+
+  test("an idle agent's next task extends the root its last task committed, without reading it", () => {
+    const tips = new ChainTips()
+    let reads = 0
+    const committed = () => { reads++; return ZERO_ROOT }
+    const a = tips.extend('ag', 't1', leaf(1), committed)
+    tips.release('ag', 't1', true)
+    expect(tips.size).toBe(0)
+    const b = tips.extend('ag', 't2', leaf(2), committed)
+    expect(b.prev).toBe(a.root)
+    expect(reads).toBe(1)
+    // A link that does not commit: the root is read again.
+    tips.release('ag', 't2', false)
+    expect(tips.extend('ag', 't3', leaf(3), committed).prev).toBe(ZERO_ROOT)
+    expect(reads).toBe(2)
+    // Two in flight, both committed: the newer one is the root kept.
+    tips.release('ag', 't3', true)
+    const c = tips.extend('ag', 't4', leaf(4), committed)
+    const d = tips.extend('ag', 't5', leaf(5), committed)
+    expect(c.prev).toBe(nextStateRoot(ZERO_ROOT, leaf(3)))
+    tips.release('ag', 't5', true)
+    tips.release('ag', 't4', true)
+    expect(tips.extend('ag', 't6', leaf(6), committed).prev).toBe(d.root)
+    expect(reads).toBe(2)
+    tips.reset('ag') // after a ChainMoved
+    tips.release('ag', 't6', false)
+    expect(tips.extend('ag', 't7', leaf(7), committed).prev).toBe(ZERO_ROOT)
+    expect(reads).toBe(3)
+  })
 })
