@@ -7,12 +7,23 @@ import type { KeyService } from '../keys/service'
 import { randomToken } from '../lib/ids'
 import { type Metrics, trustLevel, trustMetrics, ZERO_ROOT } from './fingerprint'
 import { TASK_TYPES } from './schema'
+import { ReadCache } from '../db/read-cache'
 
 export interface AgentRow {
   id: string; operatorId: string; displayName: string; description: string; model: string; agentVersion: string
   capabilities: string[]; status: 'ACTIVE' | 'ARCHIVED'; keyId: string | null; stateRoot: string; metrics: Metrics
   totalTasks: number; verifiedTasks: number; failedTasks: number; lastActiveAt: number | null; createdAt: number; updatedAt: number
 }
+
+/**
+ * What only the agent's own edits change (register, update, archive): what admission checks
+ * (owner, status, capabilities) and the task takes (model). Its state root, metrics and counters,
+ * which every task moves, are not part of it: they are read where they are written (stage 6).
+ */
+export type AgentIdentity = Pick<AgentRow, 'id' | 'operatorId' | 'displayName' | 'description' | 'model' | 'agentVersion' | 'capabilities' | 'status' | 'keyId' | 'createdAt'>
+
+/** The columns behind AgentIdentity: a write to any of them drops the cached identities. */
+const IDENTITY_COLUMNS = ['id', 'operator_id', 'display_name', 'description', 'model', 'agent_version', 'capabilities', 'status', 'key_id', 'created_at'] as const
 
 const COLS = `id, operator_id AS operatorId, display_name AS displayName, description, model, agent_version AS agentVersion,
   capabilities, status, key_id AS keyId, state_root AS stateRoot, metrics, total_tasks AS totalTasks, verified_tasks AS verifiedTasks,
@@ -27,8 +38,14 @@ export function assertCapabilities(caps: string[]): void {
 
 export class AgentService {
   private byIdStmt
+  private identities: ReadCache<AgentIdentity | null>
+  private identityStmt
   constructor(private db: Database, private clock: Clock, private keys: KeyService, private modelExists: (m: string) => boolean) {
     this.byIdStmt = db.prepare(`SELECT ${COLS} FROM agents WHERE id = ?1`)
+    this.identityStmt = db.prepare(`SELECT id, operator_id AS operatorId, display_name AS displayName, description, model, agent_version AS agentVersion,
+      capabilities, status, key_id AS keyId, created_at AS createdAt FROM agents WHERE id = ?1`)
+    // Every task updates its agent's row (stage 6), but not these columns: the identity survives it.
+    this.identities = new ReadCache(db, [{ table: 'agents', columns: IDENTITY_COLUMNS, as: 'agents_identity' }])
   }
 
   byId(id: string): AgentRow | null { return parse(this.byIdStmt.get(id) as Record<string, any> | null) }
@@ -36,6 +53,19 @@ export class AgentService {
   /** Every agent that has finished or failed at least one task (the leaderboard's candidates). */
   withTasks(): AgentRow[] {
     return (this.db.query(`SELECT ${COLS} FROM agents WHERE total_tasks > 0 OR failed_tasks > 0`).all() as Record<string, any>[]).map((r) => parse(r)!)
+  }
+
+  /**
+   * The identity of the operator's agent, or 404 (as owned()), for the checks of every submit:
+   * cached until a write to one of its columns (src/db/read-cache.ts), so a submit needs no read.
+   */
+  identity(operatorId: string, id: string): AgentIdentity {
+    const a = this.identities.get(id, () => {
+      const r = this.identityStmt.get(id) as Record<string, any> | null
+      return r ? Object.freeze({ ...r, capabilities: Object.freeze(JSON.parse(r.capabilities)) }) as AgentIdentity : null
+    })
+    if (!a || a.operatorId !== operatorId) throw notFound('agent')
+    return a
   }
 
   /** The operator's agent, or 404 (another operator's agent is indistinguishable from none). */

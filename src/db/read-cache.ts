@@ -1,6 +1,6 @@
-// A small read-through cache for the hottest point lookups (API key → key row, operator by id).
-// Every SQLite read costs a WAL read lock (two fcntl calls); an authenticated task needed three
-// such reads of rows that almost never change.
+// A small read-through cache for the hottest point lookups (API key → key row, operator by id, an
+// agent's identity). Every SQLite read costs a WAL read lock (two fcntl calls); a submit needed
+// four such reads of rows that almost never change.
 // Correctness:
 //  - a write to a table the cache depends on, on this process's connection, invalidates it at
 //    once: TEMP triggers count the writes per table in a TEMP table (in memory, read without a WAL
@@ -15,19 +15,31 @@ import type { Database, Statement } from 'bun:sqlite'
 const WRITES = 'temp.taskgate_table_writes'
 
 /**
- * Counts every INSERT, UPDATE and DELETE on `tables` made through this connection (TEMP triggers,
- * which live as long as the connection); idempotent. Returns the statement that reads their sum.
+ * A table whose writes a cache depends on: all of them, or (`columns`) its INSERTs, DELETEs and
+ * the UPDATEs of those columns only, counted under `as`.
  */
-export function watchWrites(db: Database, tables: readonly string[]): Statement {
+export type Watched = string | { table: string; columns: readonly string[]; as: string }
+
+const NAME = /^[a-z_]+$/
+
+/**
+ * Counts the writes to `watched` made through this connection (TEMP triggers, which live as long
+ * as the connection); idempotent. Returns the statement that reads their sum.
+ */
+export function watchWrites(db: Database, watched: readonly Watched[]): Statement {
   db.run(`CREATE TEMP TABLE IF NOT EXISTS ${WRITES.slice(5)} (name TEXT PRIMARY KEY, n INTEGER NOT NULL)`)
-  for (const t of tables) {
-    if (!/^[a-z_]+$/.test(t)) throw new Error(`not a table name: ${t}`)
-    db.query(`INSERT OR IGNORE INTO ${WRITES} (name, n) VALUES (?1, 0)`).run(t)
-    for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-      db.run(`CREATE TEMP TRIGGER IF NOT EXISTS taskgate_writes_${t}_${op.toLowerCase()} AFTER ${op} ON main.${t} BEGIN UPDATE ${WRITES} SET n = n + 1 WHERE name = '${t}'; END`)
-    }
+  const names: string[] = []
+  for (const w of watched) {
+    const { table, columns, as } = typeof w === 'string' ? { table: w, columns: null, as: w } : w
+    if (![table, as, ...(columns ?? [])].every((x) => NAME.test(x))) throw new Error(`not a table or column name: ${JSON.stringify(w)}`)
+    names.push(as)
+    db.query(`INSERT OR IGNORE INTO ${WRITES} (name, n) VALUES (?1, 0)`).run(as)
+    const bump = `BEGIN UPDATE ${WRITES} SET n = n + 1 WHERE name = '${as}'; END`
+    db.run(`CREATE TEMP TRIGGER IF NOT EXISTS taskgate_writes_${as}_insert AFTER INSERT ON main.${table} ${bump}`)
+    db.run(`CREATE TEMP TRIGGER IF NOT EXISTS taskgate_writes_${as}_delete AFTER DELETE ON main.${table} ${bump}`)
+    db.run(`CREATE TEMP TRIGGER IF NOT EXISTS taskgate_writes_${as}_update AFTER UPDATE${columns ? ` OF ${columns.join(', ')}` : ''} ON main.${table} ${bump}`)
   }
-  return db.prepare(`SELECT sum(n) AS n FROM ${WRITES} WHERE name IN (${tables.map((t) => `'${t}'`).join(', ')})`)
+  return db.prepare(`SELECT sum(n) AS n FROM ${WRITES} WHERE name IN (${names.map((t) => `'${t}'`).join(', ')})`)
 }
 
 export class ReadCache<V> {
@@ -37,8 +49,8 @@ export class ReadCache<V> {
   private changes: Statement
   private lastChanges = -1
 
-  /** `tables`: every table a cached value is read from. `now`: a monotonic clock in ms (tests give their own). */
-  constructor(private db: Database, tables: readonly string[], private ttlMs = 1000, private maxEntries = 50_000, private now = () => performance.now()) {
+  /** `tables`: every table (or the columns of one) a cached value is read from. `now`: a monotonic clock in ms (tests give their own). */
+  constructor(private db: Database, tables: readonly Watched[], private ttlMs = 1000, private maxEntries = 50_000, private now = () => performance.now()) {
     this.writes = watchWrites(db, tables)
     this.changes = db.prepare('SELECT total_changes() AS c')
   }

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
 import { TaskStore, type StoredEvent } from '../tasks/store'
 import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
-import type { AgentRow } from '../agents/service'
+import type { AgentIdentity } from '../agents/service'
 import { ChainMoved } from '../agents/chain-tips'
 import type { JobRow } from '../jobs/runner'
 import type { StartedCall } from '../compute/service'
@@ -75,7 +75,7 @@ export class PipelineRunner {
    * only. An entry whose transaction was rolled back is dropped when the job runner says its run
    * will not start (its started call aborted).
    */
-  private admitted = new Map<string, { task: TaskRow; agent: AgentRow; started: StartedCall | null }>()
+  private admitted = new Map<string, { task: TaskRow; agent: AgentIdentity; started: StartedCall | null }>()
 
   constructor(private s: Services) {
     this.events.setMaxListeners(0)
@@ -113,7 +113,7 @@ export class PipelineRunner {
    * yet: the hourly guardrail count leaves this task out either way, and the ledger entry and the
    * approval only name it.
    */
-  admit(draft: NewTask, agent: AgentRow): TaskRow {
+  admit(draft: NewTask, agent: AgentIdentity): TaskRow {
     const done: Done[] = []
     let task = draft as TaskRow // what the next stage reads
     for (const stage of [policy, debit]) {

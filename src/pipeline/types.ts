@@ -1,5 +1,5 @@
 import type { tasks } from '../db/schema'
-import type { AgentRow } from '../agents/service'
+import type { AgentIdentity } from '../agents/service'
 import type { Services } from '../services'
 import type { StartedCall } from '../compute/service'
 
@@ -14,7 +14,8 @@ export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>
 export type NewTask = TaskPatch & { id: string; operatorId: string; createdAt: number }
 
 /** `started`: stage 3's provider call, when admit() started it (the first run of a task admitted here). */
-export interface StageContext { task: TaskRow; agent: AgentRow; s: Services; started?: StartedCall }
+/** `agent`: its identity (AgentIdentity); what tasks move (state root, metrics) is read where it is written. */
+export interface StageContext { task: TaskRow; agent: AgentIdentity; s: Services; started?: StartedCall }
 
 export interface StageResult {
   patch?: TaskPatch

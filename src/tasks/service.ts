@@ -10,7 +10,7 @@ import { assertActsFor, type Principal } from '../http/auth'
 import { newSortableId, sha256Hex } from '../lib/ids'
 import { TERMINAL, type TimelineEvent } from '../pipeline/runner'
 import type { TaskRow } from '../pipeline/types'
-import type { AgentRow } from '../agents/service'
+import type { AgentIdentity } from '../agents/service'
 import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
 import { assertNotKilled } from '../guardrails/kill-switch'
@@ -55,7 +55,7 @@ export class TaskService {
    * conflict, credits) reject the promise; nothing of the refused submit is written.
    */
   /** `agent`: the task's agent as the caller's admission check just read it (assertAdmissible), else read here. */
-  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null, agent?: AgentRow | null): Promise<{ task: TaskRow; replayed: boolean }> {
+  submit(p: Principal, input: SubmitInput, idempotencyKey: string | null, agent?: AgentIdentity | null): Promise<{ task: TaskRow; replayed: boolean }> {
     const write = this.prepareSubmit(p, input, idempotencyKey, { agent })
     return this.s.group.run(write)
   }
@@ -64,10 +64,10 @@ export class TaskService {
    * Checks a submit and returns its write (to run inside a transaction). `o.diagnostic` (a free
    * test run) is set only by testRun(), never from client input.
    */
-  private prepareSubmit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean; agent?: AgentRow | null }): () => { task: TaskRow; replayed: boolean } {
+  private prepareSubmit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean; agent?: AgentIdentity | null }): () => { task: TaskRow; replayed: boolean } {
     if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
     assertActsFor(p, input.agentId)
-    const agent = o.agent?.id === input.agentId && o.agent.operatorId === p.operator.id ? o.agent : this.s.agents.owned(p.operator.id, input.agentId)
+    const agent = o.agent?.id === input.agentId && o.agent.operatorId === p.operator.id ? o.agent : this.s.agents.identity(p.operator.id, input.agentId)
     // The kill-switch as of now (not as the request began); system records (taskType system) are not agent work.
     if (input.taskType !== 'system') assertNotKilled(this.s.operators.byId(p.operator.id) ?? p.operator)
     const model = input.model ?? agent.model

@@ -54,6 +54,24 @@ describe('limits and archive', () => {
   })
 })
 
+test('a submit sees the agent as last edited: capabilities and archive take effect on the very next submit', async () => {
+  const t = await s.signup('agent-editor')
+  const a = (await register(t, 'editable', ['general'])).body
+  const submit = (taskType: string) => s.post('/api/v1/tasks/submit', { agentId: a.agentId, taskType, prompt: 'The release was fast and the support team was wonderful.' }, { token: t })
+  expect((await submit('general')).status).toBe(200) // the agent's identity is now cached
+  const blocked = await submit('sentiment_analysis')
+  expectProblem(blocked, 403, 'GUARDRAIL_BLOCKED')
+  expect((await s.patch(`/api/v1/agents/${a.agentId}`, { capabilities: ['general', 'sentiment_analysis'] }, { token: t })).status).toBe(200)
+  const ok = await submit('sentiment_analysis')
+  expect(ok.status).toBe(200)
+  expect(ok.body.status).toBe('COMPLETED')
+  expect((await s.del(`/api/v1/agents/${a.agentId}`, { token: t })).status).toBe(204)
+  const archived = await submit('general')
+  expectProblem(archived, 403, 'GUARDRAIL_BLOCKED')
+  expect(archived.body.detail).toContain('archived')
+  expectProblem(await s.post('/api/v1/tasks/submit', { agentId: a.agentId, taskType: 'general', prompt: 'another operator' }, { token: op }), 404, 'NOT_FOUND')
+})
+
 describe('diagnostic test runs', () => {
   test('use a system test key with 5 free uses, listed with the keys and not counted in the limit', async () => {
     const t = await s.signup('tester')
