@@ -40,6 +40,13 @@ export class Ledger {
 
   balance(operatorId: string): Balance | null { return (this.q.get.get(operatorId) as Balance | null) ?? null }
 
+  /** Throws InsufficientCredits unless the operator holds `amount` credits (inside the caller's transaction when it must hold until its debit). */
+  assertCovers(operatorId: string, amount: number): void {
+    const b = this.balance(operatorId)
+    const total = b ? totalOf(b) : 0
+    if (total < amount) throw new InsufficientCredits(amount, total)
+  }
+
   /**
    * Takes `amount` credits (allocation first, then purchased). Must be called inside a
    * transaction when it has to commit together with other writes. Idempotent by `ref`: a

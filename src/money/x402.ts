@@ -72,6 +72,9 @@ export class X402Gate {
    * settled (credits added); without one, an operator short of `cost` credits gets 402 with the
    * requirements. Returns the settlement (for X-PAYMENT-RESPONSE) or null.
    */
+  /** Whether the request carries a payment (X-PAYMENT or the legacy X-402-Payment). */
+  paying(request: Request): boolean { return request.headers.has('x-payment') || request.headers.has('x-402-payment') }
+
   async gate(request: Request, p: Principal, cost: number, ip: string): Promise<Settlement | null> {
     const resource = new URL(request.url).toString()
     const xp = request.headers.get('x-payment')

@@ -65,13 +65,16 @@ export function taskRoutes(s: Services) {
         const prior = s.tasks.replay(auth, body, idempotencyKey)
         if (prior) return answer(prior.id, true)
         const agent = assertAdmissible(s, auth, body.agentId) // agent, kill-switch, ToS: before any payment or credit
-        const paid = await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip)
+        // A payment is settled first. Without one, the balance is checked by the submit's own
+        // transaction before its first stage (no read ahead of it): short → 402 with the payment
+        // requirements, below, as the gate answers.
+        const paid = s.x402.paying(request) ? await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), ip) : null
         if (paid) set.headers['x-payment-response'] = paid.header
         let submitted
         try {
           submitted = await s.tasks.submit(auth, body, idempotencyKey, agent)
         } catch (e) {
-          // lost a race for the last credits after the gate: answer with the payment requirements too
+          // short of credits (or lost a race for the last ones after a payment): answer with the payment requirements
           if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, e.extra.needed as number, e.extra.balance as number)
           throw e
         }

@@ -83,6 +83,9 @@ export class TaskService {
           return { task: this.s.pipeline.task(prior.id)!, replayed: true }
         }
       }
+      // Short of credits → 402 before any stage, so a refused or held task is never recorded for
+      // an operator who could not pay for it (the route adds the x402 payment requirements).
+      if (o.diagnostic !== true) this.s.ledger.assertCovers(p.operator.id, this.costOf(input.taskType))
       const now = this.s.clock.now()
       return { task: this.s.pipeline.admit({
         id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,

@@ -98,6 +98,18 @@ describe('x402', () => {
     expect(r.body.accepts[0].resource).toBe(`${s.url}/api/v1/tasks/submit`)
   })
 
+  test('no credits → 402 before any stage: a task its policy would block or hold is not recorded', async () => {
+    const o = await operator('broke-and-blocked') // an agent that runs sentiment_analysis only
+    const blocked = await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: JSON.stringify({ agentId: o.agent.agentId, taskType: 'general', prompt: 'Not a task type this agent may run.' }), headers: { 'content-type': 'application/json' } })
+    expectProblem(blocked, 402, 'INSUFFICIENT_CREDITS')
+    expect(blocked.body).toMatchObject({ needed: 1, balance: 0, x402Version: 1 })
+    expect(blocked.body.accepts[0].resource).toBe(`${s.url}/api/v1/tasks/submit`)
+    expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 1 }, { token: o.token })).status).toBe(200)
+    const held = await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: JSON.stringify({ agentId: o.agent.agentId, taskType: 'sentiment_analysis', prompt: 'A big action.', action: { actionType: 'spend_control', operation: 'invoice_payment', target: '0xAcmeCorp', requestedValue: 1000, currency: 'USDC' } }), headers: { 'content-type': 'application/json' } })
+    expectProblem(held, 402, 'INSUFFICIENT_CREDITS')
+    expect((await s.get('/api/v1/operator/tasks', { token: o.token })).body.total).toBe(0)
+  })
+
   test('an X-PAYMENT pays for a task: X-PAYMENT-RESPONSE names the settlement; billing shows the payment and the debit', async () => {
     const o = await operator('payer')
     const account = privateKeyToAccount(generatePrivateKey())
