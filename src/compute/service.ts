@@ -141,6 +141,13 @@ export class ComputeService {
     return { key, call: this.callOn(p, key, req, abort.signal), startedAt, abort: () => abort.abort() }
   }
 
+  /** The builtin provider's completion, computed here and now; null when the model is served by a remote provider (tryRun). */
+  runNow(req: CompletionRequest): CompletionResult | null {
+    const p = this.resolveModel(req.model)
+    if (!p) throw new ProblemError(400, 'UNKNOWN_MODEL', `no provider serves model ${req.model}`)
+    return p.kind === 'builtin' ? builtinComplete(req) : null
+  }
+
   /**
    * Runs a completion now, or returns 'busy' when no key of the pool has capacity. Retryable
    * failures (429, 5xx, timeouts) cool the key down and retry on another key, at most

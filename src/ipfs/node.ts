@@ -38,11 +38,17 @@ export const IMPORT_OPTIONS: Partial<ImporterOptions> = {
  * — so it is hashed directly instead of going through the importer.
  */
 export async function importToMemory(bytes: Uint8Array): Promise<{ cid: CID; blocks: Map<string, { cid: CID; data: Uint8Array }> }> {
-  if (bytes.length > 0 && bytes.length <= CHUNK_SIZE) {
-    const cid = CID.createV1(RAW_CODEC, await sha256.digest(bytes))
-    return { cid, blocks: new Map([[cid.toString(), { cid, data: bytes }]]) }
-  }
+  const block = rawBlock(bytes)
+  if (block) return { cid: block.cid, blocks: new Map([[block.cid.toString(), block]]) }
   return importWithImporter(bytes)
+}
+
+/** Content of one chunk as its single raw block (CIDv1, raw, sha2-256), computed synchronously; null for other sizes. */
+export function rawBlock(bytes: Uint8Array): { cid: CID; data: Uint8Array } | null {
+  if (bytes.length === 0 || bytes.length > CHUNK_SIZE) return null
+  const digest = sha256.digest(bytes)
+  if (digest instanceof Promise) throw new Error('sha2-256 is asynchronous here') // multiformats' Node build hashes with node:crypto, synchronously
+  return { cid: CID.createV1(RAW_CODEC, digest), data: bytes }
 }
 
 /** The UnixFS importer with IMPORT_OPTIONS (files of several chunks, and the empty file). */
@@ -112,13 +118,24 @@ export class IpfsNode {
     return this.addBytes(new TextEncoder().encode(JSON.stringify(value)))
   }
 
-  /** Like addJson, but answers the CID as soon as it is known; `stored` resolves once the blocks are committed. */
-  async putJson(value: unknown): Promise<{ cid: string; stored: Promise<void> }> {
-    return this.put(new TextEncoder().encode(JSON.stringify(value)))
+  /**
+   * Like addJson, but answers the CID as soon as it is known, synchronously for a document of one
+   * block (1 MiB at most: every task document but one carrying a huge output); `stored` resolves
+   * once the blocks are committed.
+   */
+  putJson(value: unknown): { cid: string; stored: Promise<void> } | Promise<{ cid: string; stored: Promise<void> }> {
+    const bytes = new TextEncoder().encode(JSON.stringify(value))
+    const block = rawBlock(bytes)
+    return block ? this.store(block.cid, new Map([[block.cid.toString(), block]])) : this.put(bytes)
   }
 
   private async put(bytes: Uint8Array): Promise<{ cid: string; stored: Promise<void> }> {
     const { cid, blocks } = await importToMemory(bytes)
+    return this.store(cid, blocks)
+  }
+
+  /** Writes an import's blocks (the root pinned), in a commit shared with concurrent adds. */
+  private store(cid: CID, blocks: Map<string, { cid: CID; data: Uint8Array }>): { cid: string; stored: Promise<void> } {
     const root = cid.toString()
     const stored = this.group.run(() => { // concurrent adds (two per task) share one commit
       const now = Date.now()

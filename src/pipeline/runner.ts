@@ -183,7 +183,8 @@ export class PipelineRunner {
     try {
       for (const stage of STAGES.slice(task.stage)) {
         if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
-        const r = await stage.run!({ task, agent, s: this.s, started: stage === compute ? fresh?.started ?? undefined : undefined })
+        const out = stage.run!({ task, agent, s: this.s, started: stage === compute ? fresh?.started ?? undefined : undefined })
+        const r = out instanceof Promise ? await out : out // a result known at once: no turn given up
         r.ready?.catch(() => {}) // its failure surfaces where the group awaits it, not as an unhandled rejection meanwhile
         const cur = task
         if (r.fail) {

@@ -42,5 +42,10 @@ export interface Stage {
   name: string
   /** Stages 1 and 2 run synchronously inside the submit transaction. */
   sync?: (ctx: StageContext) => StageResult
-  run?: (ctx: StageContext) => Promise<StageResult>
+  /**
+   * Stages 3–8. A result known at once is returned as is, not as a promise: a task then runs its
+   * stages up to the first real wait (a provider call, a signature) without yielding, so each task
+   * hands its signatures to the signing worker as early as it can (docs/pipeline.md).
+   */
+  run?: (ctx: StageContext) => StageResult | Promise<StageResult>
 }

@@ -118,4 +118,18 @@ describe('GET /api/v1/auth/me', () => {
     await s.createKey(t, 'one')
     expect((await s.get('/api/v1/auth/me', { token: t })).body.hasApiKey).toBe(true)
   })
+
+  test('firstTaskAt is set by the first completed task and kept by the next ones', async () => {
+    const t = await s.signup('first-tasker')
+    const agent = (await s.post('/api/v1/agents/register', { displayName: 'first', capabilities: ['sentiment_analysis'] }, { token: t })).body
+    const submit = () => s.post('/api/v1/tasks/submit', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'The support team was wonderful.' }, { token: t })
+    expect((await s.get('/api/v1/auth/me', { token: t })).body.firstTaskAt).toBeNull()
+    const first = await submit()
+    expect(first.body.status).toBe('COMPLETED')
+    const at = (await s.get('/api/v1/auth/me', { token: t })).body.firstTaskAt
+    expect(Date.parse(at)).toBeGreaterThanOrEqual(Date.parse(first.body.createdAt))
+    expect(Date.parse(at)).toBeLessThanOrEqual(Date.now())
+    expect((await submit()).body.status).toBe('COMPLETED')
+    expect((await s.get('/api/v1/auth/me', { token: t })).body.firstTaskAt).toBe(at)
+  })
 })

@@ -28,3 +28,32 @@ describe('importToMemory', () => {
     expect((await importToMemory(new Uint8Array(0))).cid.toString()).toBe((await importWithImporter(new Uint8Array(0))).cid.toString())
   })
 })
+
+describe('IpfsNode.putJson', () => {
+  test('a one-block document: its CID at once (no promise), the same as addJson; a larger one: a promise, the importer’s CID, stored', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { IpfsNode } = await import('../../src/ipfs/node')
+    const dir = mkdtempSync(join(tmpdir(), 'tg-putjson-'))
+    const node = await IpfsNode.open(dir)
+    try {
+      const small = { type: 'taskgate.task/v1', taskId: 'tsk_1', output: 'é✓'.repeat(100) }
+      const now = node.putJson(small)
+      expect(now).not.toBeInstanceOf(Promise)
+      const { cid, stored } = now as { cid: string; stored: Promise<void> }
+      await stored
+      expect(cid).toBe(await node.addJson(small))
+      const big = { type: 'taskgate.task/v1', taskId: 'tsk_2', output: 'x'.repeat(1_100_000) }
+      const later = node.putJson(big)
+      expect(later).toBeInstanceOf(Promise)
+      const put = await later
+      await put.stored
+      expect(put.cid).toBe((await importWithImporter(new TextEncoder().encode(JSON.stringify(big)))).cid.toString())
+      expect(put.cid.startsWith('bafybei')).toBe(true) // a dag-pb root over several raw blocks
+    } finally {
+      await node.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -5,7 +5,7 @@ import type { Stage } from '../types'
 export const verify: Stage = {
   n: 4,
   name: 'verification',
-  run: async ({ task, s }) => {
+  run: ({ task, s }) => {
     const v = verifyOutput(task.taskType, task.prompt, task.output ?? '', s.config.verificationThreshold)
     return {
       patch: { verificationScore: v.score, verificationStatus: v.status, verificationProof: v.proof, verification: v.record },

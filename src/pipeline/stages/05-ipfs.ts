@@ -4,7 +4,7 @@
 // setting `publishOutputs` is on (decisions.md §15). The receipt and attestation sign the hashes,
 // so verification never needs the text.
 import { taskHashes } from '../verification'
-import type { Stage, TaskRow } from '../types'
+import type { Stage, StageResult, TaskRow } from '../types'
 
 export function taskDocument(task: TaskRow, publishOutput: boolean) {
   const { promptHash, outputHash } = taskHashes(task)
@@ -20,11 +20,14 @@ export function taskDocument(task: TaskRow, publishOutput: boolean) {
 }
 const iso = (ms: number | null) => (ms == null ? null : new Date(ms).toISOString())
 
+/** The document's CID; its blocks commit while stages 6–8 run. */
+const stored = ({ cid, stored }: { cid: string; stored: Promise<void> }): StageResult => ({ patch: { ipfsCid: cid }, detail: { cid }, ready: stored })
+
 export const ipfs: Stage = {
   n: 5,
   name: 'ipfs',
-  run: async ({ task, s }) => {
-    const { cid, stored } = await s.ipfs.putJson(taskDocument(task, s.guardrails.current(task.operatorId).publishOutputs))
-    return { patch: { ipfsCid: cid }, detail: { cid }, ready: stored } // the block commits while stages 6–8 run
+  run: ({ task, s }) => {
+    const put = s.ipfs.putJson(taskDocument(task, s.guardrails.current(task.operatorId).publishOutputs))
+    return put instanceof Promise ? put.then(stored) : stored(put) // one block (nearly always): known at once
   },
 }

@@ -12,7 +12,7 @@ import type { Stage } from '../types'
 export const fingerprint: Stage = {
   n: 6,
   name: 'fingerprint',
-  run: async ({ task, agent, s }) => {
+  run: ({ task, agent, s }) => {
     const leaf = leafHash({ taskId: task.id, ipfsCid: task.ipfsCid!, outputHash: taskHashes(task).outputHash, verificationScore: task.verificationScore ?? 0, latencyMs: task.latencyMs ?? 0 })
     const { prev, root } = s.chainTips.extend(agent.id, task.id, leaf, () => s.agents.byId(agent.id)!.stateRoot as Hex)
     return {

@@ -11,7 +11,7 @@ import { taskHashes } from '../verification'
 export const attest: Stage = {
   n: 7,
   name: 'attestation',
-  run: async ({ task, s }) => {
+  run: ({ task, s }) => {
     const data = encodeTaskAttestationData({
       taskId: task.id, agentId: task.agentId, ...taskHashes(task),
       ipfsCid: task.ipfsCid!, stateRoot: task.stateRoot as Hex, verificationScoreBps: Math.round((task.verificationScore ?? 0) * 10000),

@@ -20,7 +20,8 @@ export const receipt: Stage = {
       patch: { receiptCid, receipt: signed as unknown as Record<string, unknown>, status: 'COMPLETED', completedAt: s.clock.now() },
       detail: { cid: receiptCid },
       apply: () => {
-        s.db.$client.query('UPDATE operators SET first_task_at = ?2 WHERE id = ?1 AND first_task_at IS NULL').run(task.operatorId, s.clock.now())
+        // Set once per operator, never cleared: the operator as cached says whether it still must be.
+        if (s.operators.byId(task.operatorId)?.firstTaskAt == null) s.db.$client.query('UPDATE operators SET first_task_at = ?2 WHERE id = ?1 AND first_task_at IS NULL').run(task.operatorId, s.clock.now())
         if (!task.diagnostic) s.pioneer.award(task.operatorId, 'task_completed', s.config.pioneer.taskPoints, `task:${task.id}`)
       },
     }
