@@ -22,8 +22,11 @@ export interface AgentRow {
  */
 export type AgentIdentity = Pick<AgentRow, 'id' | 'operatorId' | 'displayName' | 'description' | 'model' | 'agentVersion' | 'capabilities' | 'status' | 'keyId' | 'createdAt'>
 
-/** The columns behind AgentIdentity: a write to any of them drops the cached identities. */
-const IDENTITY_COLUMNS = ['id', 'operator_id', 'display_name', 'description', 'model', 'agent_version', 'capabilities', 'status', 'key_id', 'created_at'] as const
+/** The column behind each field of AgentIdentity: what its SELECT reads, and the writes that drop the cached identities. */
+const IDENTITY_COLUMNS: Record<keyof AgentIdentity, string> = {
+  id: 'id', operatorId: 'operator_id', displayName: 'display_name', description: 'description', model: 'model',
+  agentVersion: 'agent_version', capabilities: 'capabilities', status: 'status', keyId: 'key_id', createdAt: 'created_at',
+}
 
 const COLS = `id, operator_id AS operatorId, display_name AS displayName, description, model, agent_version AS agentVersion,
   capabilities, status, key_id AS keyId, state_root AS stateRoot, metrics, total_tasks AS totalTasks, verified_tasks AS verifiedTasks,
@@ -42,10 +45,9 @@ export class AgentService {
   private identityStmt
   constructor(private db: Database, private clock: Clock, private keys: KeyService, private modelExists: (m: string) => boolean) {
     this.byIdStmt = db.prepare(`SELECT ${COLS} FROM agents WHERE id = ?1`)
-    this.identityStmt = db.prepare(`SELECT id, operator_id AS operatorId, display_name AS displayName, description, model, agent_version AS agentVersion,
-      capabilities, status, key_id AS keyId, created_at AS createdAt FROM agents WHERE id = ?1`)
+    this.identityStmt = db.prepare(`SELECT ${Object.entries(IDENTITY_COLUMNS).map(([k, c]) => `${c} AS ${k}`).join(', ')} FROM agents WHERE id = ?1`)
     // Every task updates its agent's row (stage 6), but not these columns: the identity survives it.
-    this.identities = new ReadCache(db, [{ table: 'agents', columns: IDENTITY_COLUMNS, as: 'agents_identity' }])
+    this.identities = new ReadCache(db, [{ table: 'agents', columns: Object.values(IDENTITY_COLUMNS), as: 'agents_identity' }])
   }
 
   byId(id: string): AgentRow | null { return parse(this.byIdStmt.get(id) as Record<string, any> | null) }

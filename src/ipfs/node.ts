@@ -39,9 +39,11 @@ export const IMPORT_OPTIONS: Partial<ImporterOptions> = {
  */
 export async function importToMemory(bytes: Uint8Array): Promise<{ cid: CID; blocks: Map<string, { cid: CID; data: Uint8Array }> }> {
   const block = rawBlock(bytes)
-  if (block) return { cid: block.cid, blocks: new Map([[block.cid.toString(), block]]) }
-  return importWithImporter(bytes)
+  return block ? alone(block) : importWithImporter(bytes)
 }
+
+/** One raw block as an import: the root and its only block. */
+const alone = (block: { cid: CID; data: Uint8Array }) => ({ cid: block.cid, blocks: new Map([[block.cid.toString(), block]]) })
 
 /** Content of one chunk as its single raw block (CIDv1, raw, sha2-256), computed synchronously; null for other sizes. */
 export function rawBlock(bytes: Uint8Array): { cid: CID; data: Uint8Array } | null {
@@ -126,16 +128,15 @@ export class IpfsNode {
   putJson(value: unknown): { cid: string; stored: Promise<void> } | Promise<{ cid: string; stored: Promise<void> }> {
     const bytes = new TextEncoder().encode(JSON.stringify(value))
     const block = rawBlock(bytes)
-    return block ? this.store(block.cid, new Map([[block.cid.toString(), block]])) : this.put(bytes)
+    return block ? this.store(alone(block)) : this.put(bytes)
   }
 
   private async put(bytes: Uint8Array): Promise<{ cid: string; stored: Promise<void> }> {
-    const { cid, blocks } = await importToMemory(bytes)
-    return this.store(cid, blocks)
+    return this.store(await importToMemory(bytes))
   }
 
   /** Writes an import's blocks (the root pinned), in a commit shared with concurrent adds. */
-  private store(cid: CID, blocks: Map<string, { cid: CID; data: Uint8Array }>): { cid: string; stored: Promise<void> } {
+  private store({ cid, blocks }: { cid: CID; blocks: Map<string, { cid: CID; data: Uint8Array }> }): { cid: string; stored: Promise<void> } {
     const root = cid.toString()
     const stored = this.group.run(() => { // concurrent adds (two per task) share one commit
       const now = Date.now()

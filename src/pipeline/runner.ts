@@ -45,7 +45,7 @@ export interface TaskEvent {
   row?: TaskRow
   /**
    * In process only: on the event that ends a wait (completed, failed, held, queued), the task's
-   * whole timeline so far when this process saw every event of it from stage 1 on (see emitAll).
+   * whole timeline so far when this process saw every event of it from stage 1 on (see publish and track).
    */
   timeline?: TimelineEvent[]
 }
@@ -339,11 +339,16 @@ export class PipelineRunner {
   private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done'): TaskRow {
     const now = this.s.clock.now()
     const patch = this.stagePatch(task.status, {}, stage, r, now)
-    this.store.update(task.id, patch)
-    const extra = r.apply?.()
-    if (extra) this.store.update(task.id, extra)
-    this.emit(task.id, stage.n, stage.name, stage.n === 8 ? 'completed' : status, r.detail ?? null, now)
-    return { ...task, ...patch, ...extra } as TaskRow
+    const event: StoredEvent = { stage: stage.n, name: stage.name, status: stage.n === 8 ? 'completed' : status, detail: r.detail ?? null, at: now }
+    // The stage's extra writes see the task with its fields (a hold's approval notifies with them);
+    // the event goes with the last UPDATE.
+    let last: TaskPatch = patch
+    if (r.apply) {
+      this.store.update(task.id, patch)
+      last = r.apply() ?? {}
+    }
+    this.publish(task.id, this.store.update(task.id, last, [event]), [event])
+    return { ...task, ...patch, ...last } as TaskRow
   }
 
   /** Fails the task; refunds its debit when no result exists yet. Must run inside a transaction. */
@@ -351,25 +356,16 @@ export class PipelineRunner {
     const now = this.s.clock.now()
     const refunded = !task.output && this.s.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
     const patch: TaskPatch = { status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged }
-    this.store.update(task.id, patch)
+    const event: StoredEvent = { stage: stage.n, name: stage.name, status: 'failed', detail: { code: fail.code, message: fail.message, refunded }, at: now }
+    const length = this.store.update(task.id, patch, [event])
     if (task.agentId) {
       const agent = this.s.agents.byId(task.agentId)
       // Failures the agent is answerable for enter its behaviour metrics, so its ari (and trust level) can fall.
       const metrics = agent && AGENT_FAULTS.has(fail.code) ? JSON.stringify(observeFailure(agent.metrics)) : null
       this.q.failAgent.run(task.agentId, now, metrics)
     }
-    this.emit(task.id, stage.n, stage.name, 'failed', { code: fail.code, message: fail.message, refunded }, now)
+    this.publish(task.id, length, [event])
     return { ...task, ...patch } as TaskRow
-  }
-
-  private emit(taskId: string, stage: number, name: string, status: string, detail: Record<string, unknown> | null, at: number): void {
-    this.emitAll(taskId, [{ stage, name, status, detail, at }])
-  }
-
-  /** Appends timeline events to the task's row (inside the caller's transaction) and publishes them once it is over. */
-  private emitAll(taskId: string, events: StoredEvent[]): void {
-    if (events.length === 0) return
-    this.publish(taskId, this.store.update(taskId, {}, events), events)
   }
 
   /**
