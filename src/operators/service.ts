@@ -114,13 +114,16 @@ export class OperatorService {
       createdAt: now, updatedAt: now,
     } as const
     // The login check and insert are one synchronous transaction, so two signups cannot both win.
+    // IMMEDIATE: it takes the write lock before its first read, waiting (busy timeout) for another
+    // process's writer; a deferred one that read first fails at once with SQLITE_BUSY when another
+    // connection commits in between (the CLI's `operator create` next to a live server).
     return this.db.transaction((tx) => {
       if (o.onlyIfFirst && this.countAdmins() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
       if (tx.select({ id: operators.id }).from(operators).where(eq(operators.login, login)).get()) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
       const op = tx.insert(operators).values(row).returning().get()
       this.onCreate(op) // e.g. open the credit account, in the same transaction
       return op
-    })
+    }, { behavior: 'immediate' })
   }
 
   /** Creates the first admin; the no-admin-yet check and the insert are one transaction. */
