@@ -200,7 +200,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   s.credits = new CreditService(s)
   s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
-    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))()
+    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
   })
   s.guardrails = new GuardrailStore(db.$client, clock, s.jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
   // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.

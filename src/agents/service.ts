@@ -95,7 +95,7 @@ export class AgentService {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'ACTIVE', ?8, ?9, '{}', ?10, ?10)`)
         .run(id, operatorId, body.displayName, body.description ?? '', model, body.agentVersion ?? '1.0.0', JSON.stringify(body.capabilities), row.id, ZERO_ROOT, now)
       return { agent: this.byId(id)!, apiKey: key, keyId: row.id }
-    })()
+    }).immediate()
   }
 
   list(operatorId: string): AgentRow[] {
@@ -119,7 +119,7 @@ export class AgentService {
     this.db.transaction(() => {
       this.db.query("UPDATE agents SET status = 'ARCHIVED', updated_at = ?2 WHERE id = ?1").run(id, now)
       if (a.keyId) this.db.query('UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL').run(a.keyId, now)
-    })()
+    }).immediate()
   }
 
   trust(a: AgentRow) {

@@ -177,7 +177,7 @@ export class ApprovalService {
       if (decision === 'approved') resumeError = this.deps.pipeline.resumeApproved(r.taskId).error
       else this.deps.pipeline.failHeld(r.taskId, 'APPROVAL_DENIED', `denied by the operator${note ? `: ${note}` : ''}`)
       this.notify(this.row(id)!, 'approval.resolved')
-    })()
+    }).immediate()
     let receipt: Record<string, unknown> | null = null
     if (decision === 'approved' && resumeError === null) {
       await this.deps.pipeline.waitFor(r.taskId, RESOLVE_WAIT_MS)
@@ -192,7 +192,7 @@ export class ApprovalService {
     const r = this.row(id)
     if (!r || r.decision !== 'PENDING') return
     if (r.expiresAt > this.clock.now()) { this.jobs.enqueue('approval.expire', { id }, { runAt: r.expiresAt, dedupeKey: `approval.expire:${id}` }); return }
-    this.db.transaction(() => this.close(r, `no decision within the approval TTL (expired ${iso(r.expiresAt)})`, 'APPROVAL_EXPIRED'))()
+    this.db.transaction(() => this.close(r, `no decision within the approval TTL (expired ${iso(r.expiresAt)})`, 'APPROVAL_EXPIRED')).immediate()
   }
 
   /**
@@ -216,7 +216,7 @@ export class ApprovalService {
   expiring(id: string): void {
     const r = this.row(id)
     if (!r || r.decision !== 'PENDING') return
-    this.db.transaction(() => this.notify(r, 'approval.expiring'))()
+    this.db.transaction(() => this.notify(r, 'approval.expiring')).immediate()
   }
 
   /** Queues the event for the configured webhook URL and, for approval.resolved, the one-shot callback (once). */

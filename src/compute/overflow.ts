@@ -219,7 +219,7 @@ export class OverflowQueue {
         this.q.finish.run(id, 'failed', null, code, message, this.clock.now())
         this.emit(id, 'failed', { code, message })
       }
-    })()
+    }).immediate()
   }
 
   private requeue(id: string): void {
@@ -227,7 +227,7 @@ export class OverflowQueue {
       this.q.setQueued.run(id)
       this.maybeQueued = true
       this.emit(id, 'queued', { position: 1 })
-    })()
+    }).immediate()
   }
 
   /** Runs a step; a full disk stalls it until storage is back, other errors are logged. */

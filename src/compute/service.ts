@@ -95,7 +95,7 @@ export class ComputeService {
         this.db.query('INSERT INTO provider_keys (id, provider_id, secret, first4, last4, rpm, concurrency, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)')
           .run(newId('pkey'), id, seal(this.dataKey, k.key), k.key.slice(0, 4), k.key.slice(-4), k.rpm ?? 60, k.concurrency ?? 4, now)
       }
-    })()
+    }).immediate()
     this.load()
     this.notifyCapacity()
     return this.providers.get(id)!

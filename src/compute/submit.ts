@@ -57,7 +57,7 @@ export async function submitCompute(s: Services, p: Principal, input: ComputeInp
       s.ledger.debit(p.operator.id, cost, 'compute_debit', `compute:${id}`)
       const job = s.overflow.enqueue(p.operator.id, { model, messages, taskType: input.taskType }, { id, agentId, creditsCharged: cost, idempotencyKey, requestHash: idempotencyKey ? hash : null })
       return { job: { jobId: job.id, position: job.position }, replayed: false }
-    })()
+    }).immediate()
     return { body: accepted(r.job), replayed: r.replayed, paymentHeader: paid?.header }
   } catch (e) {
     if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, cost, e.extra.balance as number)

@@ -35,7 +35,7 @@ export class Ledger {
     this.db.transaction(() => {
       const created = this.q.open.run(operatorId, monthlyAllocation, this.clock.now()).changes > 0
       if (created && monthlyAllocation > 0) this.q.entry.run(operatorId, monthlyAllocation, monthlyAllocation, 'allocation', 'monthly_allocation', null, `open:${operatorId}`, this.clock.now(), null)
-    })()
+    }).immediate()
   }
 
   balance(operatorId: string): Balance | null { return (this.q.get.get(operatorId) as Balance | null) ?? null }

@@ -33,7 +33,7 @@ export class CreditService {
       const op = this.s.operators.byId(operatorId)
       if (!op) continue
       const allocation = this.s.config.monthlyCredits[effectiveTier(op)]
-      this.s.db.$client.transaction(() => { if (this.s.ledger.refill(operatorId, allocation, `refill:${operatorId}:${monthTag(start)}`)) n++ })()
+      this.s.db.$client.transaction(() => { if (this.s.ledger.refill(operatorId, allocation, `refill:${operatorId}:${monthTag(start)}`)) n++ }).immediate()
     }
     if (n) this.s.log.info({ refilled: n, month: monthTag(start) }, 'monthly credit refill')
     this.s.jobs.enqueue('credits.refill', {}, { runAt: nextMonthStart(now), dedupeKey: 'credits.refill' })
@@ -73,7 +73,7 @@ export class CreditService {
     if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
     if (!this.s.operators.byId(operatorId)) throw notFound('operator')
     const ref = idempotencyKey ? `grant:${operatorId}:${idempotencyKey}` : `grant:${operatorId}:${crypto.randomUUID()}`
-    const applied = this.s.db.$client.transaction(() => this.s.ledger.credit(operatorId, amount, `admin_grant: ${reason}`, ref))()
+    const applied = this.s.db.$client.transaction(() => this.s.ledger.credit(operatorId, amount, `admin_grant: ${reason}`, ref)).immediate()
     return { applied, balance: this.balanceOf(operatorId) }
   }
 

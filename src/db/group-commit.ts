@@ -36,7 +36,7 @@ export class GroupCommitter {
   /** Runs a caller's callback in a transaction (a savepoint inside the batch's) as the current caller. */
   private runOne(p: Pending): unknown {
     this.current = p
-    try { return this.db.transaction(p.fn)() } finally { this.current = null }
+    try { return this.db.transaction(p.fn).immediate() } finally { this.current = null }
   }
 
   /** A committed caller's afterCommit callbacks; one that throws does not keep the others or any promise from settling. */
@@ -72,7 +72,7 @@ export class GroupCommitter {
             results.push({ ok: false, value: e })
           }
         }
-      })()
+      }).immediate()
     } catch (e) {
       const abort = aborted as { error: unknown } | null // set inside the callback
       const error = abort ? abort.error : e

@@ -1,5 +1,8 @@
 // The one SQLite database of the service: WAL, busy timeout, foreign keys, embedded migrations.
 // Transactions are always synchronous callbacks (an async callback commits at its first await).
+// Write transactions are BEGIN IMMEDIATE (`.immediate()`): a deferred one that reads first fails at
+// once with SQLITE_BUSY, past the busy timeout, when a CLI command on the live data dir holds the
+// write lock (test/unit/write-transactions.test.ts lists every call site).
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { join } from 'node:path'

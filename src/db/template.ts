@@ -79,7 +79,7 @@ export function installTemplate(template: Uint8Array, path: string, nowMs: numbe
     try {
       db.run('PRAGMA synchronous = OFF') // the file is synced once, below
       // whole seconds, as the migration writes them (strftime('%s', 'now') * 1000)
-      db.transaction(() => { for (const v of CLOCK_VALUES) db.run(`UPDATE ${v.table} SET ${v.column} = ?1`, [Math.floor(nowMs / 1000) * 1000]) })()
+      db.transaction(() => { for (const v of CLOCK_VALUES) db.run(`UPDATE ${v.table} SET ${v.column} = ?1`, [Math.floor(nowMs / 1000) * 1000]) }).immediate()
       migrations = (db.query('SELECT count(*) AS n FROM "__drizzle_migrations"').get() as { n: number }).n
     } finally { db.close() }
     syncPath(tmp)

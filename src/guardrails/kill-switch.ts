@@ -49,6 +49,6 @@ export class KillSwitch {
       const row = this.q.set.get(operatorId, active ? 'true' : 'false', reason, this.clock.now()) as { flags: string }
       const stopped = active ? this.stopParked(operatorId, reason ?? 'the operator activated the kill-switch') : { tasks: 0, jobs: 0 }
       return { ...killSwitchOf(JSON.parse(row.flags)), stopped }
-    })()
+    }).immediate()
   }
 }

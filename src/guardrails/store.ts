@@ -148,7 +148,7 @@ export class GuardrailStore {
       this.rows.delete(operatorId)
       this.jobs.enqueue('guardrails.activate', { operatorId }, { runAt: activatesAt, dedupeKey: `guardrails:${operatorId}` })
       return { pending: next, activatesAt }
-    })()
+    }).immediate()
   }
 
   /** The activation job: makes the pending config current once its time has come, else waits for it. */

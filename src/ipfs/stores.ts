@@ -103,7 +103,7 @@ export function storageProbe(db: Database): void {
   db.transaction(() => {
     db.run('CREATE TABLE IF NOT EXISTS ipfs_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID')
     db.query("INSERT INTO ipfs_meta (k, v) VALUES ('storage.probe', ?1) ON CONFLICT(k) DO UPDATE SET v = excluded.v").run(new Date().toISOString())
-  })()
+  }).immediate()
 }
 
 export class SqliteBlockstore extends BaseBlockstore {

@@ -206,7 +206,7 @@ export class JobRunner {
         const recovered = this.stmts.recover.run(this.clock.now()).changes
         if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
         for (const hook of this.startupHooks) hook()
-      })()
+      }).immediate()
       this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
       this.startupDone = true
     } catch (e) {

@@ -61,7 +61,7 @@ export class KeyService {
     const entries = [...this.pendingLastUsed]
     this.pendingLastUsed.clear()
     try {
-      this.db.$client.transaction(() => { for (const [id, at] of entries) this.touchStmt.run(at, id) })()
+      this.db.$client.transaction(() => { for (const [id, at] of entries) this.touchStmt.run(at, id) }).immediate()
       return true
     } catch (e) {
       for (const [id, at] of entries) if (!this.pendingLastUsed.has(id)) this.pendingLastUsed.set(id, at) // newer uses win
@@ -90,7 +90,7 @@ export class KeyService {
         if (n.n >= limits.keys) throw forbidden('KEY_LIMIT_REACHED', `the ${tier} tier allows ${limits.keys} active keys; revoke one or upgrade`, { limit: limits.keys })
       }
       return this.insert(operatorId, { label: input.name, rateLimitRpm: rpm })
-    })
+    }, { behavior: 'immediate' })
   }
 
   /** Inserts a key row; callers own the transaction and the limit checks. */

@@ -88,6 +88,6 @@ export class Faucet {
             : `No operator has bound ${wallet}: no credits were added. Bind it, then send "X-402-Payment: ${header}" once to turn the gate transfer into credits (once per operator per 24 h), or pay per request with X-PAYMENT.`,
         x402PaymentHeader: credited ? null : header,
       }
-    })()
+    }).immediate()
   }
 }

@@ -137,7 +137,7 @@ export class X402Gate {
         const tx = this.s.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
         this.record(p.operator.id, payer, tx, 'exact', value, credits, resource)
         return tx
-      })()
+      }).immediate()
     } catch (e) {
       // every 402 carries the payment requirements
       if (e instanceof ProblemError && e.code === 'PAYMENT_INSUFFICIENT_FUNDS') throw this.refuse(e.detail, resource, cost, e.code)
@@ -174,7 +174,7 @@ export class X402Gate {
       }
     } else this.assertHourly(payer)
     const credits = this.creditsFor(amount)
-    this.s.db.$client.transaction(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource))()
+    this.s.db.$client.transaction(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource)).immediate()
     return { txHash: tx.txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: tx.txHash, network: NETWORK, payer })).toString('base64') }
   }
 

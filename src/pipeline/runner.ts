@@ -257,7 +257,7 @@ export class PipelineRunner {
         detail: { provider: r.provider, latencyMs: Math.round(r.latencyMs), overflow: true },
       })
       this.s.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
-    })()
+    }).immediate()
   }
 
   /**
@@ -300,7 +300,7 @@ export class PipelineRunner {
     const agent = this.s.agents.byId(held.agentId)!
     let r: StageResult
     try {
-      r = this.s.db.$client.transaction(() => debit.sync!({ task: held, agent, s: this.s }))() // a savepoint: nothing half-written on refusal
+      r = this.s.db.$client.transaction(() => debit.sync!({ task: held, agent, s: this.s })).immediate() // a savepoint: nothing half-written on refusal
     } catch (e) {
       if (!(e instanceof ProblemError)) throw e
       return { task: this.commitFailure(held, debit, { code: e.code, message: e.detail }), error: e.detail }

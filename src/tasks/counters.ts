@@ -19,7 +19,7 @@ export function recomputeRollups(db: Database): void {
   db.transaction(() => {
     for (const t of ROLLUP_TABLES) db.run(`DELETE FROM ${t}`)
     for (const s of BACKFILL) db.run(s)
-  })()
+  }).immediate()
 }
 
 const KEYS: Record<(typeof ROLLUP_TABLES)[number], string[]> = {
@@ -58,6 +58,6 @@ export function rollupDrift(db: Database): { table: string; row: Record<string, 
       db.run('RELEASE drift')
       for (const t of ROLLUP_TABLES) db.run(`DROP TABLE IF EXISTS temp.kept_${t}`)
     }
-  })()
+  }).immediate()
   return out
 }

@@ -107,7 +107,7 @@ export class TaskService {
     return this.s.db.$client.transaction(() => {
       const key = this.s.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
       return this.prepareSubmit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true, agent })().task
-    })()
+    }).immediate()
   }
 
   /** The operator's task or 404. */

@@ -112,7 +112,7 @@ export class TosService {
       })
       this.q.record.run(operatorId, version, ipfsCid, task.id, now)
       return this.acceptView({ operatorId, version, ipfsCid, taskId: task.id, acceptedAt: now })
-    })()
+    }).immediate()
   }
 
   private acceptView(a: TosAcceptance) {

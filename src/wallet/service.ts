@@ -52,7 +52,7 @@ export class WalletService {
     this.db.transaction(() => {
       this.q.prune.run(now - NONCE_RETENTION_MS)
       this.q.insert.run(nonce, operatorId, now, expiresAt)
-    })()
+    }).immediate()
     const domain = { ...this.domain }
     return {
       nonce, operatorId, domain, chainId: domain.chainId, expiresAt: new Date(expiresAt).toISOString(),
@@ -96,7 +96,7 @@ export class WalletService {
         this.q.bind.run(operatorId, wallet, now)
         const pointsAwarded = firstBind ? this.pioneer.award(operatorId, 'wallet_bind', this.config.pioneer.walletBindPoints, `wallet_bind:${operatorId}`) : 0
         return { walletAddress: wallet, firstBind, pointsAwarded }
-      })()
+      }).immediate()
     } catch (e) {
       // The unique index is the last line of defence against a concurrent bind of the same wallet.
       if (!(e instanceof ProblemError) && String((e as { code?: string }).code ?? '').startsWith('SQLITE_CONSTRAINT')) {

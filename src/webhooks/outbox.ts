@@ -148,6 +148,6 @@ export class WebhookOutbox {
     this.db.transaction(() => {
       this.q.record.run(id, 'pending', attempts, status, error, next, after)
       this.jobs.enqueue('webhook.deliver', { id }, { runAt: next, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
-    })()
+    }).immediate()
   }
 }

@@ -1,6 +1,6 @@
 // Admin operator management and what SUSPENDED / BANNED operators can still do.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
+import { holdWriteLock } from '../helpers/lock'
 import { cli, expectProblem, startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -99,20 +99,10 @@ describe('operator CLI (decisions.md §11, §13)', () => {
   test('operator create next to a writer in another process waits for it instead of failing with "database is locked"', async () => {
     // Another process holds the write lock (an open IMMEDIATE transaction) and commits while the
     // CLI's create runs: a create that read before taking the lock would fail at once (SQLITE_BUSY).
-    const holder = Bun.spawn([process.execPath, '-e', `
-      const { Database } = require('bun:sqlite')
-      const db = new Database(${JSON.stringify(join(s.dataDir, 'taskgate.db'))})
-      db.run('PRAGMA busy_timeout = 5000')
-      db.run('BEGIN IMMEDIATE')
-      db.run("INSERT INTO meta (key, value) VALUES ('test.writer', 'held') ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-      console.log('locked')
-      setTimeout(() => { db.run('COMMIT'); process.exit(0) }, 1500)
-    `], { stdout: 'pipe', stderr: 'inherit' })
-    const reader = holder.stdout.getReader()
-    expect(new TextDecoder().decode((await reader.read()).value)).toContain('locked')
+    const holder = await holdWriteLock(s.dataDir, 1500)
     const c = await cli(['operator', 'create', '--login', 'cli-waiter', '--password', 'cli-password', '--data-dir', s.dataDir])
     expect({ code: c.code, stderr: c.stderr }).toEqual({ code: 0, stderr: '' })
     expect(JSON.parse(c.stdout).identityLogin).toBe('cli-waiter')
-    expect(await holder.exited).toBe(0)
+    expect(await holder.committed).toBe(0)
   })
 })
