@@ -18,6 +18,28 @@ export interface RequestInfo {
   holdOpen(): void
 }
 
+type Server = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }
+
+/** A request's id, route and (read on demand) client address: a class, so each costs one plain allocation. */
+class RequestState implements RequestInfo {
+  route: string | null = null
+  private address: string | undefined
+  constructor(readonly requestId: string, private request: Request, private server: Server) {}
+  get ip(): string { return (this.address ??= this.server.requestIP(this.request)?.address ?? '') } // only the routes that need it pay for it
+  holdOpen(): void { this.server.timeout(this.request, 0) }
+}
+
+/** What a handler gets (HandlerCtx): its prototype holds the lazily read members. */
+class HandlerContext {
+  constructor(
+    readonly params: unknown, readonly query: unknown, readonly body: unknown, readonly auth: unknown, readonly request: Request,
+    readonly requestId: string, readonly set: HandlerSet, private info: RequestInfo, private uploadLimit: number,
+  ) {}
+  get ip(): string { return this.info.ip }
+  get readBody(): () => Promise<Uint8Array> { return () => readLimited(this.request, this.uploadLimit) }
+}
+
+/** Requests that go through Elysia, whose hooks get only the Request (direct routes pass their state along). */
 const requestInfo = new WeakMap<Request, RequestInfo>()
 export const infoOf = (r: Request): RequestInfo => requestInfo.get(r) ?? { requestId: 'unknown', route: null, ip: '', holdOpen() {} }
 
@@ -80,8 +102,7 @@ export function createHttp(o: HttpOptions) {
   const isUpload = (request: Request) => uploads.length > 0 && uploads.some((u) => u.method === request.method && u.re.test(new URL(request.url).pathname))
 
   /** The problem+json answer for anything a route or Elysia threw (`code`: Elysia's error kind). */
-  function errorResponse(code: string | number, error: unknown, request: Request): Response {
-    const rid = infoOf(request).requestId
+  function errorResponse(code: string | number, error: unknown, request: Request, rid = infoOf(request).requestId): Response {
     // Elysia wraps errors thrown while parsing the body in a ParseError.
     if (code === 'PARSE' && (error as Error).cause instanceof ProblemError) error = (error as Error).cause as ProblemError
     if (error instanceof ProblemError) return problemResponse(error.status, error.code, error.detail, rid, error.extra, error.headers)
@@ -142,14 +163,10 @@ export function createHttp(o: HttpOptions) {
     })
     .onError(({ code, error, request }) => errorResponse(code, error, request))
 
-  function callHandler(def: RouteDef, request: Request, params: unknown, query: unknown, body: unknown, principal: unknown, set: HandlerSet): unknown {
-    const info = infoOf(request)
+  function callHandler(def: RouteDef, request: Request, info: RequestInfo, params: unknown, query: unknown, body: unknown, principal: unknown, set: HandlerSet): unknown {
     info.route = def.path
     if (def.longLived) info.holdOpen()
-    return def.handler({
-      params, query, body, auth: principal as never, request, requestId: info.requestId, get ip() { return info.ip }, set,
-      readBody: () => readLimited(request, o.uploadBodyLimit),
-    } as never)
+    return def.handler(new HandlerContext(params, query, body, principal, request, info.requestId, set, info, o.uploadBodyLimit) as never)
   }
 
   // GET routes without path parameters or a query schema (health, configuration, the caller's own
@@ -164,13 +181,13 @@ export function createHttp(o: HttpOptions) {
    * handler's own Response. Synchronous when the authentication and the handler are (a health
    * check, an API key, a known bearer token): no turn of the event loop for the request.
    */
-  function answerDirect(def: RouteDef, request: Request, requestId: string): Response | Promise<Response> {
-    const set: HandlerSet = { headers: { 'x-request-id': requestId, 'x-content-type-options': 'nosniff' } }
-    infoOf(request).route = def.path
-    const failed = (e: unknown) => errorResponse('UNKNOWN', e, request)
+  function answerDirect(def: RouteDef, request: Request, info: RequestInfo): Response | Promise<Response> {
+    const set: HandlerSet = { headers: { 'x-request-id': info.requestId, 'x-content-type-options': 'nosniff' } }
+    info.route = def.path
+    const failed = (e: unknown) => errorResponse('UNKNOWN', e, request, info.requestId)
     const answer = (out: unknown) => (out instanceof Response ? htmlHeaders(toResponse(out, set)) : toResponse(out, set)) // only a handler's own Response can be a page
     const handle = (principal: unknown): Response | Promise<Response> => {
-      const out = callHandler(def, request, {}, {}, undefined, principal, set)
+      const out = callHandler(def, request, info, {}, {}, undefined, principal, set)
       return out instanceof Promise ? out.then(answer).catch(failed) : answer(out)
     }
     try {
@@ -200,24 +217,16 @@ export function createHttp(o: HttpOptions) {
     if (def.query) hook.query = validatorSchema(def.query, 'query')
     if (def.body) hook.body = validatorSchema(def.body, 'body')
     app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) =>
-      callHandler(def, c.request, c.params, c.query, c.body, c.principal, c.set as HandlerSet)) as never, hook as never)
+      callHandler(def, c.request, infoOf(c.request), c.params, c.query, c.body, c.principal, c.set as HandlerSet)) as never, hook as never)
   }
 
   const reqLog = requestLogger(o.log)
-
-  type Server = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }
 
   /** One request: the direct route's handler when Bun's router chose one, else Elysia. */
   function serve(request: Request, server: Server, directDef: RouteDef | null): Response | Promise<Response> {
     const t0 = performance.now()
     const sent = request.headers.get('x-request-id')
-    let ip: string | undefined
-    const info: RequestInfo = {
-      requestId: sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), route: null,
-      get ip() { return (ip ??= server.requestIP(request)?.address ?? '') }, // only the routes that need it pay for it
-      holdOpen: () => server.timeout(request, 0),
-    }
-    requestInfo.set(request, info)
+    const info = new RequestState(sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), request, server)
     // The log line and the metrics, once the answer is there.
     const done = (res: Response): Response => {
       const ms = performance.now() - t0
@@ -227,9 +236,10 @@ export function createHttp(o: HttpOptions) {
       return res
     }
     if (directDef) {
-      const res = answerDirect(directDef, request, info.requestId)
+      const res = answerDirect(directDef, request, info)
       return res instanceof Promise ? res.then(done) : done(res)
     }
+    requestInfo.set(request, info)
     const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
     // The declared length is checked before anything is read; chunked bodies are cut while streaming.
     const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
@@ -275,8 +285,9 @@ function toResponse(out: unknown, set: HandlerSet): Response {
     for (const k in headers) if (!out.headers.has(k)) out.headers.set(k, headers[k]!)
     return out
   }
-  if (typeof out === 'string') return new Response(out, { status, headers: { 'content-type': 'text/plain;charset=utf-8', ...headers } })
-  return new Response(JSON.stringify(out), { status, headers: { 'content-type': 'application/json;charset=utf-8', ...headers } })
+  // `set.headers` is this request's own object: the content type goes into it instead of a copy.
+  headers['content-type'] ??= typeof out === 'string' ? 'text/plain;charset=utf-8' : 'application/json;charset=utf-8'
+  return new Response(typeof out === 'string' ? out : JSON.stringify(out), { status, headers })
 }
 
 /**

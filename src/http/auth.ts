@@ -7,7 +7,7 @@ import type { ApiKeyRow, KeyService } from '../keys/service'
 import { assertActive, type OperatorRow, type OperatorService } from '../operators/service'
 import type { TokenClaims, TokenService } from '../operators/tokens'
 import { forbidden, ProblemError, unauthorized } from './errors'
-import { rateLimitHeaders, SlidingWindowLimiter } from './ratelimit'
+import { rateLimitHeaders, setRateLimitHeaders, SlidingWindowLimiter } from './ratelimit'
 import type { AuthKind } from './route'
 import type { StreamGuard } from './sse'
 
@@ -180,8 +180,7 @@ export class Authenticator {
   /** Sliding-window limit: RateLimit-* headers on every answer, 429 RATE_LIMITED with Retry-After past it. */
   private limit(bucket: string, rpm: number, scope: string, headersOut: Record<string, string | number>): void {
     const d = this.limiter.hit(bucket, rpm)
-    const h = rateLimitHeaders(d)
-    if (!d.allowed) throw new ProblemError(429, 'RATE_LIMITED', `rate limit of ${rpm} requests per minute exceeded ${scope}`, { retryAfterSeconds: d.retryAfter }, h)
-    Object.assign(headersOut, h)
+    if (!d.allowed) throw new ProblemError(429, 'RATE_LIMITED', `rate limit of ${rpm} requests per minute exceeded ${scope}`, { retryAfterSeconds: d.retryAfter }, rateLimitHeaders(d))
+    setRateLimitHeaders(headersOut, d)
   }
 }

@@ -97,12 +97,16 @@ export class SlidingWindowLimiter {
 }
 
 export function rateLimitHeaders(d: RateDecision, windowS = 60): Record<string, string> {
-  const h: Record<string, string> = {
-    'ratelimit-limit': String(d.limit),
-    'ratelimit-remaining': String(d.remaining),
-    'ratelimit-reset': String(d.reset),
-    'ratelimit-policy': `${d.limit};w=${windowS}`,
-  }
-  if (!d.allowed) h['retry-after'] = String(d.retryAfter)
+  const h: Record<string, string> = {}
+  setRateLimitHeaders(h, d, windowS)
   return h
+}
+
+/** The same headers written into a response's own header object (no copy per request). */
+export function setRateLimitHeaders(into: Record<string, string | number>, d: RateDecision, windowS = 60): void {
+  into['ratelimit-limit'] = String(d.limit)
+  into['ratelimit-remaining'] = String(d.remaining)
+  into['ratelimit-reset'] = String(d.reset)
+  into['ratelimit-policy'] = `${d.limit};w=${windowS}`
+  if (!d.allowed) into['retry-after'] = String(d.retryAfter)
 }
