@@ -22,7 +22,7 @@ import { ensureWrk, luaScriptFor, parseSuccess, runWrk, successCountingLua, writ
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios'
 
 const ROOT = resolve(import.meta.dir, '..')
-const BIN = join(ROOT, 'dist', 'taskgate')
+const BIN = process.env.TASKGATE_BENCH_BIN ? resolve(process.env.TASKGATE_BENCH_BIN) : join(ROOT, 'dist', 'taskgate') // another build to compare with (A/B runs)
 const RESULTS = join(ROOT, 'bench', 'results', 'latest.json')
 /** Issue 12's goals for the process as a whole. */
 const LIMITS = { coldStartMs: 100, idleRssMb: 64, loadRssMb: 150, binaryMb: 120, cpuMsPerTask: 1, nodeModulesMb: 300 }
