@@ -133,6 +133,9 @@ function usage(err?: string): never {
                      run, or 200 when no pipeline load ran)
   --log-level L      pass --log-level L to the server under load (default: not passed, i.e. info;
                      for diagnosis only, the targets are defined with the default)
+  environment: TASKGATE_BENCH_BIN=path runs another build than dist/taskgate (A/B comparisons).
+  Routes with a ratio goal are measured between two bare Bun.serve measurements and compared with
+  their mean (docs/performance.md, seventh session).
 `)
   process.exit(err ? 2 : 0)
 }
