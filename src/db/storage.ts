@@ -18,6 +18,21 @@ import { closeSync, fstatSync, openSync, statfsSync, statSync, unlinkSync, write
 import { join } from 'node:path'
 import type { Logger } from '../log'
 
+/**
+ * True for SQLite's "database is locked" (SQLITE_BUSY and its extended codes), also when wrapped:
+ * another process (a CLI command on this data dir) held the write lock for longer than the busy
+ * timeout (5 s). Not a fault of the request: answered 503 DATABASE_BUSY with Retry-After.
+ */
+export function isDatabaseBusy(e: unknown): boolean {
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const err = e as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY')) return true
+    if (typeof err.message === 'string' && /^database is locked/.test(err.message)) return true
+    e = err.cause
+  }
+  return false
+}
+
 /** True for errors that mean the disk (or the database's size cap) is full, also when wrapped (`cause`). */
 export function isStorageFull(e: unknown): boolean {
   for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {

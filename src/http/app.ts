@@ -3,7 +3,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
-import { isStorageFull, type StorageMonitor } from '../db/storage'
+import { isDatabaseBusy, isStorageFull, type StorageMonitor } from '../db/storage'
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { ProblemError, problemResponse, type FieldError } from './errors'
@@ -110,6 +110,7 @@ export function createHttp(o: HttpOptions) {
       o.storage?.markFull(error)
       return problemResponse(507, 'STORAGE_FULL', 'the server\'s storage is full: reads keep working; writes resume once space is freed', rid, {}, { 'retry-after': '30' })
     }
+    if (isDatabaseBusy(error)) return problemResponse(503, 'DATABASE_BUSY', 'another process holds the database\'s write lock (a CLI command on this data dir?); nothing was written, retry shortly', rid, {}, { 'retry-after': '1' })
     if (code === 'VALIDATION' || error instanceof ValidationError) {
       const v = error as ValidationError
       const errors: FieldError[] = []

@@ -30,7 +30,7 @@ export const UNKNOWN_MEMBERS_RULE = 'Request bodies are closed: a JSON body memb
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 406: 'Not Acceptable',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 507: 'Insufficient Storage',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests', 503: 'Service Unavailable', 507: 'Insufficient Storage',
 }
 
 const hdr = (description: string, schema: Json = { type: 'string' }, required = false): Json => ({ description, required, schema })
@@ -165,7 +165,7 @@ export function problemStatuses(r: RouteDef): Map<number, Set<string>> {
     if (r.admin) add(403, 'ADMIN_REQUIRED')
     add(429, 'RATE_LIMITED')
   }
-  if (r.writes ?? r.method !== 'GET') add(507, 'STORAGE_FULL')
+  if (r.writes ?? r.method !== 'GET') { add(503, 'DATABASE_BUSY'); add(507, 'STORAGE_FULL') }
   for (const [status, codes] of Object.entries(r.errors ?? {})) add(Number(status), ...(codes ?? []))
   for (const codes of out.values()) for (const c of codes) if (!(c in PROBLEM_CODES)) throw new Error(`${r.method} ${r.path}: problem code ${c} is not in http/problem-codes.ts`)
   return new Map([...out.entries()].sort((a, b) => a[0] - b[0]))
@@ -220,7 +220,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       const list = [...codes]
       const extra: Record<string, HeaderDoc> = {}
       if (status === 401) extra['WWW-Authenticate'] = 'WWW-Authenticate'
-      if (status === 429 || status === 507) extra['Retry-After'] = 'Retry-After'
+      if (status === 429 || status === 503 || status === 507) extra['Retry-After'] = 'Retry-After'
       if (status === 429 && r.errors?.[402]) extra['X-RateLimit-Reset'] = 'X-RateLimit-Reset'
       const schema = status === 402 ? '#/components/schemas/PaymentRequired' : '#/components/schemas/Problem'
       responses[String(status)] = {
@@ -255,7 +255,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
         `**Request bodies.** ${UNKNOWN_MEMBERS_RULE} A JSON body that is not an object where the operation takes one → 400 \`VALIDATION_FAILED\`. Bodies over ${o.jsonBodyLimit} bytes (${o.uploadBodyLimit} on upload operations) → 413 \`BODY_TOO_LARGE\`, whatever the content type; multipart/form-data anywhere but upload operations → 415.`,
         `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BOTH_CREDENTIALS_RULE}`,
         `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,
-        '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working.',
+        '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working. When another process (a CLI command on the data dir) holds the database\'s write lock for more than 5 s, they answer 503 `DATABASE_BUSY` with `Retry-After` and write nothing.',
         `**Statuses listed:** ${statusCount} over ${operations} operations. Every response carries \`x-request-id\`.`,
       ].join('\n\n'),
     },

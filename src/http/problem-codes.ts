@@ -101,5 +101,6 @@ export const PROBLEM_CODES: Record<string, string> = {
   TOO_MANY_INVALID_PAYMENTS: 'too many invalid payment signatures from this client address (Retry-After)',
   // server
   STORAGE_FULL: 'the server\'s storage is full: reads keep working, writes resume once space is freed (Retry-After)',
+  DATABASE_BUSY: 'another process held the database\'s write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After)',
   INTERNAL: 'internal error; the request id identifies it in the logs',
 }

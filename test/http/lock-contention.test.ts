@@ -4,7 +4,7 @@
 // transaction tries to upgrade while the other one holds the lock.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { holdWriteLock } from '../helpers/lock'
-import { startServer, type TestServer } from '../helpers/server'
+import { expectProblem, startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
 let op: { token: string; id: string; agent: any }
@@ -34,3 +34,16 @@ test('tasks, keys, agents and the faucet written while another process holds the
   const list = await s.get('/api/v1/tasks?limit=20', { token: op.token })
   expect(list.body.total).toBe(4)
 })
+
+test('a write that waits longer than the busy timeout answers 503 DATABASE_BUSY with Retry-After and writes nothing', async () => {
+  const before = (await s.get('/api/v1/tasks?limit=1', { token: op.token })).body.total
+  const holder = await holdWriteLock(s.dataDir, 6500) // past the 5 s busy timeout
+  const r = await s.post('/api/v1/tasks/submit?wait=30', { agentId: op.agent.agentId, taskType: 'sentiment_analysis', prompt: 'Refused while the database is locked.' }, { token: op.token })
+  expectProblem(r, 503, 'DATABASE_BUSY')
+  expect(r.headers.get('retry-after')).toBe('1')
+  expect(await holder.committed).toBe(0)
+  expect((await s.get('/api/v1/tasks?limit=1', { token: op.token })).body.total).toBe(before)
+  const again = await s.post('/api/v1/tasks/submit?wait=30', { agentId: op.agent.agentId, taskType: 'sentiment_analysis', prompt: 'Accepted once the lock is gone.' }, { token: op.token })
+  expect([again.status, again.body.status]).toEqual([200, 'COMPLETED'])
+  expect(s.stderr + s.stdout).not.toContain('"code":"INTERNAL"')
+}, 20_000)
