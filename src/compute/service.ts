@@ -143,9 +143,14 @@ export class ComputeService {
 
   /** The builtin provider's completion, computed here and now; null when the model is served by a remote provider (tryRun). */
   runNow(req: CompletionRequest): CompletionResult | null {
-    const p = this.resolveModel(req.model)
-    if (!p) throw new ProblemError(400, 'UNKNOWN_MODEL', `no provider serves model ${req.model}`)
-    return p.kind === 'builtin' ? builtinComplete(req) : null
+    return this.servedBy(req.model).kind === 'builtin' ? builtinComplete(req) : null
+  }
+
+  /** The provider of a model, or 400 UNKNOWN_MODEL. */
+  private servedBy(model: string): Provider {
+    const p = this.resolveModel(model)
+    if (!p) throw new ProblemError(400, 'UNKNOWN_MODEL', `no provider serves model ${model}`)
+    return p
   }
 
   /**
@@ -154,8 +159,7 @@ export class ComputeService {
    * MAX_ATTEMPTS attempts; then ComputeFailed. `started`: the first attempt, already under way.
    */
   async tryRun(req: CompletionRequest, started?: StartedCall): Promise<CompletionResult | 'busy'> {
-    const p = this.resolveModel(req.model)
-    if (!p) throw new ProblemError(400, 'UNKNOWN_MODEL', `no provider serves model ${req.model}`)
+    const p = this.servedBy(req.model)
     if (p.kind === 'builtin') return builtinComplete(req)
     const tried = new Set<string>()
     let lastError = 'no key available'

@@ -18,31 +18,29 @@ import { closeSync, fstatSync, openSync, statfsSync, statSync, unlinkSync, write
 import { join } from 'node:path'
 import type { Logger } from '../log'
 
+/** Whether `e`, or an error it wraps (`cause`, a few levels deep), passes `test`. */
+function someCause(e: unknown, test: (err: { code?: unknown; message?: unknown }) => boolean): boolean {
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    if (test(e as { code?: unknown; message?: unknown })) return true
+    e = (e as { cause?: unknown }).cause
+  }
+  return false
+}
+
 /**
  * True for SQLite's "database is locked" (SQLITE_BUSY and its extended codes), also when wrapped:
  * another process (a CLI command on this data dir) held the write lock for longer than the busy
  * timeout (5 s). Not a fault of the request: answered 503 DATABASE_BUSY with Retry-After.
  */
 export function isDatabaseBusy(e: unknown): boolean {
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const err = e as { code?: unknown; message?: unknown; cause?: unknown }
-    if (typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY')) return true
-    if (typeof err.message === 'string' && /^database is locked/.test(err.message)) return true
-    e = err.cause
-  }
-  return false
+  return someCause(e, (err) => (typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY')) || (typeof err.message === 'string' && /^database is locked/.test(err.message)))
 }
 
 /** True for errors that mean the disk (or the database's size cap) is full, also when wrapped (`cause`). */
 export function isStorageFull(e: unknown): boolean {
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const err = e as { code?: unknown; message?: unknown; cause?: unknown }
-    // SQLITE_IOERR_SHMSIZE: SQLite could not extend a -shm file (the disk is full when a database opens).
-    if (err.code === 'SQLITE_FULL' || err.code === 'ENOSPC' || err.code === 'SQLITE_IOERR_SHMSIZE') return true
-    if (typeof err.message === 'string' && /database or disk is full|no space left on device/i.test(err.message)) return true
-    e = err.cause
-  }
-  return false
+  // SQLITE_IOERR_SHMSIZE: SQLite could not extend a -shm file (the disk is full when a database opens).
+  return someCause(e, (err) => err.code === 'SQLITE_FULL' || err.code === 'ENOSPC' || err.code === 'SQLITE_IOERR_SHMSIZE'
+    || (typeof err.message === 'string' && /database or disk is full|no space left on device/i.test(err.message)))
 }
 
 export const RESERVE_FILE = 'storage.reserve'
