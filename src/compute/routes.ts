@@ -72,8 +72,9 @@ export function computeRoutes(s: Services) {
         headers: { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' },
         links: { status: { route: 'GET /api/v1/compute/:jobId/status', parameters: { jobId: '$response.body#/jobId' }, description: 'follow the job (server-sent events)' } },
       } },
-      handler: async ({ auth, body, set, request, ip }) => {
-        const r = await submitCompute(s, auth, body, request.headers.get('idempotency-key'), request, ip)
+      handler: async (c) => {
+        const { auth, body, set, request } = c
+        const r = await submitCompute(s, auth, body, request.headers.get('idempotency-key'), request, () => c.ip)
         if (r.paymentHeader) set.headers['x-payment-response'] = r.paymentHeader
         if (r.replayed) set.headers['idempotent-replayed'] = 'true'
         set.status = 202

@@ -25,7 +25,7 @@ export interface ComputeAccepted {
 const accepted = (job: { jobId: string; position: number }) =>
   ({ jobId: job.jobId, status: 'queued' as const, position: job.position, statusUrl: `/api/v1/compute/${job.jobId}/status` })
 
-export async function submitCompute(s: Services, p: Principal, input: ComputeInput, idempotencyKey: string | null, request: Request, ip: string): Promise<ComputeAccepted> {
+export async function submitCompute(s: Services, p: Principal, input: ComputeInput, idempotencyKey: string | null, request: Request, ip: () => string): Promise<ComputeAccepted> {
   const agentId = actingAgent(p, input.agentId) // 403 AGENT_KEY_MISMATCH for another agent
   if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
   // Bound to the request as sent (model as named) and the agent it acts for.

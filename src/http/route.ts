@@ -43,6 +43,7 @@ export interface HandlerCtx<P, Q, B, A extends AuthKind> {
   auth: A extends 'none' ? null : A extends 'optional' ? Principal | null : Principal
   request: Request
   requestId: string
+  /** The client's address, read when first asked for (a system call, ~1 µs); do not destructure it where it is rarely needed. */
   ip: string
   /** The raw body of an `upload` route, read after authentication within the upload limit. */
   readBody: () => Promise<Uint8Array>

@@ -75,7 +75,7 @@ export class X402Gate {
   /** Whether the request carries a payment (X-PAYMENT or the legacy X-402-Payment). */
   paying(request: Request): boolean { return request.headers.has('x-payment') || request.headers.has('x-402-payment') }
 
-  async gate(request: Request, p: Principal, cost: number, ip: string): Promise<Settlement | null> {
+  async gate(request: Request, p: Principal, cost: number, ip: () => string): Promise<Settlement | null> {
     const resource = new URL(request.url).toString()
     const xp = request.headers.get('x-payment')
     const legacy = request.headers.get('x-402-payment')
@@ -97,7 +97,7 @@ export class X402Gate {
     return new ProblemError(402, code, detail, { ...this.requirements(resource, cost), error: detail })
   }
 
-  private async settleExact(header: string, p: Principal, cost: number, resource: string, ip: string): Promise<Settlement> {
+  private async settleExact(header: string, p: Principal, cost: number, resource: string, ip: () => string): Promise<Settlement> {
     let payload: any
     try { payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) } catch { throw this.refuse('X-PAYMENT is not base64 JSON', resource, cost) }
     const auth = payload?.payload?.authorization
@@ -115,7 +115,7 @@ export class X402Gate {
     }).catch(() => false)
     if (!valid) {
       // Forged: it names a payer who did not sign it, so it counts against the sender's address only.
-      const d = this.s.auth.limiter.hit(`x402-forged:${ip}`, 10)
+      const d = this.s.auth.limiter.hit(`x402-forged:${ip()}`, 10)
       if (!d.allowed) throw new ProblemError(429, 'TOO_MANY_INVALID_PAYMENTS', 'too many invalid payment signatures from this address', { retryAfterSeconds: d.retryAfter }, rateLimitHeaders(d))
       throw this.refuse('the payment signature is not valid for the payer', resource, cost, 'PAYMENT_SIGNATURE_INVALID')
     }

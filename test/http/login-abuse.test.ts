@@ -6,7 +6,7 @@
 // test says it is skipped).
 // The server runs on the test clock: windows are passed by moving it, never by sleeping.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { request } from 'node:http'
+import { postFrom } from '../helpers/from-address'
 import { cli, expectProblem, startServer, type Res, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -124,19 +124,7 @@ describe('sign-in: one address, any login (30 failures per 15 minutes)', () => {
 })
 
 /** POST /api/v1/auth/login from the given loopback source address (the server sees it as the client address). */
-function loginFrom(localAddress: string, l: string, password: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
-  const data = JSON.stringify({ login: l, password })
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: s.port, path: '/api/v1/auth/login', method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => { text += c })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) }))
-    })
-    req.on('error', reject)
-    req.end(data)
-  })
-}
+const loginFrom = (localAddress: string, l: string, password: string) => postFrom(localAddress, s.port, '/api/v1/auth/login', { login: l, password })
 
 describe('sign-in: one login from all addresses (100 failures per 15 minutes)', () => {
   test('guesses spread over many client addresses stop after 100 failures for the login', async () => {

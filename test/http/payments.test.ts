@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { getAddress, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { postFrom } from '../helpers/from-address'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -212,5 +213,44 @@ describe('x402', () => {
     expect(ok.headers.get('x-payment-response')).toBeTruthy()
     expect((await s.get('/api/v1/operator/billing', { token: o.token })).body.balance.balance).toBe(4) // 5 credits bought, 1 spent
     expectProblem(await send(o.token, o.agent), 402, 'PAYMENT_REPLAYED')
+  })
+})
+
+describe('forged payments, per client address', () => {
+  test('ten forged signatures from one address, on tasks or compute, then 429 TOO_MANY_INVALID_PAYMENTS on both', async () => {
+    const o = await operator('forger')
+    const victim = privateKeyToAccount(generatePrivateKey())
+    const mallory = privateKeyToAccount(generatePrivateKey())
+    const req = await requirementsFor(o.agent)
+    const forged = async () => {
+      const real = JSON.parse(Buffer.from(await paymentHeader(mallory, req), 'base64').toString())
+      real.payload.authorization.from = victim.address // signed by mallory, claims the victim
+      return Buffer.from(JSON.stringify(real)).toString('base64')
+    }
+    const submitTask = async () => s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json', 'x-payment': await forged() } })
+    const submitCompute = async () => s.post('/api/v1/compute', { model: 'builtin', prompt: 'forged' }, { key: o.agent.apiKey, headers: { 'x-payment': await forged() } })
+    // Earlier tests of this file sent forgeries from 127.0.0.1 too: count the refusals up to the limit.
+    const codes: string[] = []
+    for (let i = 0; i < 11; i++) {
+      const r = i % 2 ? await submitCompute() : await submitTask()
+      codes.push(r.body.code)
+      if (r.status === 429) {
+        expectProblem(r, 429, 'TOO_MANY_INVALID_PAYMENTS')
+        expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0)
+        break
+      }
+      expectProblem(r, 402, 'PAYMENT_SIGNATURE_INVALID')
+    }
+    expect(codes.at(-1)).toBe('TOO_MANY_INVALID_PAYMENTS')
+    expect(codes.filter((c) => c === 'PAYMENT_SIGNATURE_INVALID').length).toBeGreaterThanOrEqual(8) // at most two forgeries came before this test
+    // Both routes share the address's count; the victim's wallet took no strike.
+    expectProblem(await submitTask(), 429, 'TOO_MANY_INVALID_PAYMENTS')
+    expectProblem(await submitCompute(), 429, 'TOO_MANY_INVALID_PAYMENTS')
+    expect((await s.get(`/api/v1/x402/wallets/${victim.address}`)).body.blocked).toBe(false)
+    // Another client address has its own count.
+    const other = await postFrom('127.0.0.2', s.port, '/api/v1/tasks/submit', JSON.parse(taskBody(o.agent.agentId)), { 'x-api-key': o.agent.apiKey, 'x-payment': await forged() }).catch((e: Error) => e)
+    if (other instanceof Error) { console.warn(`not checked: cannot bind 127.0.0.2 as a source address (${other.message})`); return }
+    expect(other.status).toBe(402)
+    expect(other.body.code).toBe('PAYMENT_SIGNATURE_INVALID')
   })
 })
