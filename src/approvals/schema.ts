@@ -1,6 +1,6 @@
 // Shapes of the approval queue routes (anchor-api §4.1–4.4, the OA-5 record; decisions.md §14).
 import { t } from 'elysia'
-import { DateTime, Id, type IntBounds, Nullable, QueryInt } from '../http/schemas'
+import { DateTime, HttpUrl, Id, type IntBounds, Nullable, QueryInt } from '../http/schemas'
 
 export const DecisionName = t.Union([t.Literal('PENDING'), t.Literal('APPROVED'), t.Literal('DENIED'), t.Literal('EXPIRED')])
 
@@ -44,7 +44,7 @@ export const Resolved = t.Object({
 })
 
 export const CallbackBody = t.Object({
-  callbackUrl: t.String({ minLength: 8, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$', description: 'http(s) URL that gets `approval.resolved` once' }),
+  callbackUrl: HttpUrl('http(s) URL that gets `approval.resolved` once'),
 }, { additionalProperties: false })
 
 export const CallbackRegistered = t.Object({ registered: t.Literal(true), approvalId: t.String() })

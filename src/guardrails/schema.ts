@@ -1,7 +1,7 @@
 // Shapes of the guardrails and kill-switch routes (decisions.md §9, §14).
 import { t } from 'elysia'
 import { TASK_TYPES } from '../agents/schema'
-import { DateTime } from '../http/schemas'
+import { DateTime, HttpUrl } from '../http/schemas'
 
 const limit = (description: string) => t.Union([t.Integer({ minimum: 0 }), t.Null()], { description: `${description}; null = no limit` })
 const TaskTypeName = t.Union(TASK_TYPES.map((x) => t.Literal(x)))
@@ -28,7 +28,7 @@ const fields = {
   maxPromptLength: limit('prompt length in characters'),
   approvalThreshold: t.Union([t.Number({ minimum: 0 }), t.Null()], { description: 'actions whose `requestedValue` exceeds it are held for approval; null = never' }),
   approvalTtlHours: t.Integer({ minimum: 1, maximum: 720, description: 'hours before an unresolved approval expires (default 24)' }),
-  approvalWebhookUrl: t.Union([t.String({ minLength: 8, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$' }), t.Null()], { description: 'http(s) URL that receives approval webhooks; null = none' }),
+  approvalWebhookUrl: t.Union([HttpUrl(), t.Null()], { description: 'http(s) URL that receives approval webhooks; null = none' }),
   approvalAutoRules: t.Array(AutoRule, { maxItems: 20, description: 'rules that auto-approve a hold when every one passes (empty = never)' }),
   publishOutputs: t.Boolean({ description: 'whether public task documents on IPFS carry the output itself (default false: only its hash)' }),
 }

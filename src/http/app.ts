@@ -8,7 +8,7 @@ import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { ProblemError, problemResponse, type FieldError } from './errors'
 import type { HttpMetrics } from './metrics'
-import { LENGTH_FORMAT, validatorSchema } from './request-schema'
+import { stringRuleMessage, validatorSchema } from './request-schema'
 import type { RouteDef } from './route'
 import { PROBLEM_CODE } from './schemas'
 
@@ -121,11 +121,10 @@ export function createHttp(o: HttpOptions) {
         for (const e of (v.all as Record<string, any>[]).flatMap((x) => leafErrors(x))) {
           const path = `/${v.type}${'path' in e ? e.path : ''}`
           const consts = e.type === ValueErrorType.Union && Array.isArray(e.schema?.anyOf) && e.schema.anyOf.every((x: Record<string, unknown>) => 'const' in x) ? e.schema.anyOf.map((x: Record<string, unknown>) => String(x.const)) : null
-          const length = typeof e.schema?.format === 'string' && e.schema.format.startsWith(`${LENGTH_FORMAT}:`) ? e.schema.format.split(':').slice(1) as [string, string] : null
+          const rule = typeof e.schema?.format === 'string' ? stringRuleMessage(e.schema.format, e.value) : null
           const message = e.type === ValueErrorType.ObjectAdditionalProperties ? 'unknown member: the schema does not name it'
             : consts ? `must be one of: ${consts.join(', ')}`
-            : length ? `must be ${length[1] ? `${length[0]} to ${length[1]}` : `at least ${length[0]}`} characters long`
-            : 'message' in e ? String(e.message) : 'invalid value'
+            : rule ?? ('message' in e ? String(e.message) : 'invalid value')
           if (code === 'VALIDATION_FAILED') code = problemCodeOf(e) ?? code
           if (!errors.some((x) => x.path === path)) errors.push({ path, message })
         }

@@ -114,6 +114,7 @@ function fold(v: unknown): unknown {
   const bounds = o[QUERY_INT] as IntBounds | undefined
   if (bounds) {
     delete out.pattern
+    delete out.maxLength
     Object.assign(out, { type: 'integer', minimum: bounds.minimum, maximum: bounds.maximum, default: bounds.default })
   }
   const consts = out.anyOf as Json[] | undefined

@@ -41,10 +41,10 @@ export const Id = (maxLength = 64, description?: string) => t.String({ minLength
 
 /** An EVM address, any letter case (answers use the EIP-55 checksum). Anything else → 400 INVALID_ADDRESS. */
 export const EvmAddress = (description = 'EVM address (0x + 40 hex digits, any letter case)') =>
-  t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description, [PROBLEM_CODE]: 'INVALID_ADDRESS' })
+  t.String({ minLength: 42, maxLength: 42, pattern: '^0x[0-9a-fA-F]{40}$', description, [PROBLEM_CODE]: 'INVALID_ADDRESS' })
 
 /** A 32-byte hex value (tx hashes, attestation UIDs, proofs). */
-export const Hash32 = (description?: string) => t.String({ pattern: '^0x[0-9a-fA-F]{64}$', ...(description ? { description } : {}) })
+export const Hash32 = (description?: string) => t.String({ minLength: 66, maxLength: 66, pattern: '^0x[0-9a-fA-F]{64}$', ...(description ? { description } : {}) })
 
 /**
  * A CID as multiformats parses it without a base hint: CIDv0 (`Qm…`, base58btc) or CIDv1 in
@@ -63,6 +63,16 @@ export const Cid = (description = 'CID: CIDv1 base32 (`bafy…`, `bafk…`) as t
 export const EMAIL_PATTERN = '^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\\.[A-Za-z0-9-]{1,63})+$'
 export const Email = t.String({ maxLength: 254, pattern: EMAIL_PATTERN, description: 'e-mail address: `local@domain.tld` (letters, digits and `._%+-` before the @; dot-separated labels of letters, digits and `-` after it)' })
 
+/**
+ * An http(s) URL (webhooks, callbacks). Checked in this order (http/request-schema.ts): its length,
+ * a scheme and no whitespace (a linear pattern), then the WHATWG URL parser (`format: uri`); never
+ * one regular expression over the whole URL. Where it may point is the service's check
+ * (webhooks/url-check.ts).
+ */
+export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$'
+export const HttpUrl = (description?: string) =>
+  t.String({ minLength: 8, maxLength: 2048, format: 'uri', pattern: HTTP_URL_PATTERN, ...(description ? { description } : {}) })
+
 /** Bounds of an integer query parameter: the server checks them (queryInt), the document states them. */
 export interface IntBounds { minimum: number; maximum: number; default: number }
 export const PAGE: IntBounds = { minimum: 1, maximum: 1_000_000, default: 1 }
@@ -78,7 +88,7 @@ export const QUERY_INT = 'x-query-integer'
  * (ranges were not enforced there), so we do not rely on it. The OpenAPI document shows it as an
  * integer with these bounds; both refuse the same strings.
  */
-export const QueryInt = (description: string, bounds: IntBounds) => t.String({ pattern: '^[0-9]{1,9}$', description, [QUERY_INT]: bounds })
+export const QueryInt = (description: string, bounds: IntBounds) => t.String({ maxLength: 9, pattern: '^[0-9]{1,9}$', description, [QUERY_INT]: bounds })
 
 export function queryInt(name: string, raw: string | undefined, b: IntBounds): number {
   if (raw === undefined) return b.default

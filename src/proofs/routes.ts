@@ -21,7 +21,7 @@ function publicVerificationRecord(v: Record<string, unknown> | null) {
   return { ...v, checks }
 }
 
-const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$' })
+const Address = t.String({ minLength: 42, maxLength: 42, pattern: '^0x[0-9a-fA-F]{40}$' })
 const Domain = t.Object({ name: t.String(), version: t.String(), chainId: t.Integer() })
 
 const Signers = t.Object({

@@ -30,8 +30,8 @@ export const WalletNonce = t.Object({
 })
 
 export const BindWalletBody = t.Object({
-  walletAddress: t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'any letter case; stored EIP-55 checksummed' }),
-  signature: t.String({ pattern: '^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$', description: '65-byte (or 64-byte EIP-2098 compact) secp256k1 signature, hex' }),
+  walletAddress: t.String({ minLength: 42, maxLength: 42, pattern: '^0x[0-9a-fA-F]{40}$', description: 'any letter case; stored EIP-55 checksummed' }),
+  signature: t.String({ minLength: 130, maxLength: 132, pattern: '^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$', description: '65-byte (or 64-byte EIP-2098 compact) secp256k1 signature, hex' }),
   nonce: t.String({ minLength: 1, maxLength: 128 }),
 })
 
