@@ -72,6 +72,7 @@ export class StorageMonitor {
   private reserveBytes: number
   private probes: Probe[] = []
   private listeners = new Set<() => void | Promise<void>>()
+  private fullListeners = new Set<() => void>()
   private timer: ReturnType<typeof setInterval> | undefined
   private stopped = false
 
@@ -97,6 +98,15 @@ export class StorageMonitor {
   }
 
   /**
+   * Registers a listener called each time storage becomes full (requests waiting for work to
+   * finish stop waiting: nothing finishes until space is back); returns the function that removes it.
+   */
+  onFull(fn: () => void): () => void {
+    this.fullListeners.add(fn)
+    return () => { this.fullListeners.delete(fn) }
+  }
+
+  /**
    * At start-up, once the databases are open: takes back (or creates) the reserve and probes every
    * database. When either fails the disk is full: the server starts in the "full" state and says so.
    */
@@ -114,6 +124,9 @@ export class StorageMonitor {
     this.log?.warn({ reason: this.reason, freeBytes: this.dataDir ? freeBytes(this.dataDir) : null }, message)
     this.timer = setInterval(() => this.probe(), this.probeMs)
     this.timer.unref?.()
+    for (const fn of [...this.fullListeners]) {
+      try { fn() } catch (e) { this.log?.error({ err: describe(e) }, 'a storage-full listener failed') }
+    }
   }
 
   /** One probe round; clears "full" (and tells the listeners) when it succeeds. */

@@ -326,12 +326,15 @@ export class PipelineRunner {
    */
   waitFor(taskId: string, ms: number, known?: TaskRow): Promise<{ row: TaskRow; timeline: TimelineEvent[] | null } | null> {
     return new Promise((resolve) => {
-      const done = (e: TaskEvent | null = null) => { clearTimeout(t); this.events.off(taskId, on); resolve(e?.row ? { row: e.row, timeline: e.timeline ?? null } : null) }
+      const done = (e: TaskEvent | null = null) => { clearTimeout(t); this.events.off(taskId, on); offFull(); resolve(e?.row ? { row: e.row, timeline: e.timeline ?? null } : null) }
       const on = (e: TaskEvent) => { if (ENDS_WAIT.has(e.status)) done(e) }
       const t = setTimeout(done, ms)
       this.events.on(taskId, on)
+      // On a full disk no stage can commit until space is back: answer now, with the task as it is
+      // (202), rather than hold the request for space (docs/security.md, "A full disk").
+      const offFull = this.s.storage.onFull(() => done())
       const cur = known ?? this.task(taskId)
-      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED') done()
+      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED' || this.s.storage.full) done()
     })
   }
 
