@@ -1,7 +1,7 @@
 // The header on every page: navigation from the route registry, who is signed in, the kill-switch, sign-out.
 import { showError, showFlash } from './banner.js'
 import { api } from '../lib/api.js'
-import { $, h } from '../lib/dom.js'
+import { $, fill, h } from '../lib/dom.js'
 import { go, render, routes } from '../lib/router.js'
 import { session, state } from '../lib/session.js'
 import { ask } from './dialog.js'
@@ -19,11 +19,11 @@ export function renderNav(active) {
     links.push(h('a', { href: `#/${name}`, class: name === active ? 'active' : null, 'aria-current': name === active ? 'page' : null }, label))
   }
   links.push(h('a', { href: '/docs' }, 'Docs'))
-  nav.replaceChildren(...links)
+  fill(nav, ...links)
 
   const sess = $('session')
   if (session.token && state.me) {
-    sess.replaceChildren(
+    fill(sess,
       killSwitchButton(state.me),
       h('span', null, 'Signed in as ', h('strong', null, state.me.identityLogin)),
       h('button', { type: 'button', class: 'secondary small', onclick: logout }, 'Sign out'),
@@ -69,6 +69,3 @@ export async function logout() {
   session.clear()
   go('login')
 }
-
-// ---------------------------------------------------------------------------
-// Pages

@@ -14,7 +14,7 @@
 import { clearBanner, clearFlash, showError, showFlash } from '../components/banner.js'
 import { pageHead } from '../components/layout.js'
 import { loadMe, setUnauthorizedHandler } from './api.js'
-import { $, h } from './dom.js'
+import { $, append, h } from './dom.js'
 import { HOME, session, state } from './session.js'
 
 export const routes = {}
@@ -103,7 +103,7 @@ export async function render() {
   // Hints other pages keep fresh everywhere (the approvals count in the navigation).
   if (session.token) for (const [n, d] of Object.entries(routes)) if (d.onEveryPage && n !== name) d.onEveryPage()
   if (def.visible && !def.visible(state.me)) {
-    view.append(pageHead(def.title || name), h('div', { class: 'card' }, h('p', { class: 'muted' }, 'You do not have access to this page.')))
+    append(view, pageHead(def.title || name), h('div', { class: 'card' }, h('p', { class: 'muted' }, 'You do not have access to this page.')))
   } else {
     try {
       await def.render(ctx)
