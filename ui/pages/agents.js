@@ -12,7 +12,7 @@ import { agentDetailPage } from './agent-detail.js'
 import { tableWrap } from '../components/table.js'
 
 route('agents', {
-  title: 'Agents', nav: 'Agents', order: 10,
+  title: 'Agents', nav: 'Agents', group: 'operate', order: 10,
   render(ctx) { return ctx.sub ? agentDetailPage(ctx, ctx.sub) : agentsPage(ctx) },
 })
 

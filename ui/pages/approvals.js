@@ -64,7 +64,7 @@ function approvalDetail(a, ctx, onResolved) {
 }
 
 route('approvals', {
-  title: 'Approvals', order: 56, onEveryPage: () => refreshApprovalCount(), nav: () => (pendingApprovals ? `Approvals (${pendingApprovals})` : 'Approvals'),
+  title: 'Approvals', nav: 'Approvals', group: 'govern', order: 56, count: () => pendingApprovals, onEveryPage: () => refreshApprovalCount(),
   async render(ctx) {
     // #/approvals/<id> is the deep link approval webhooks point to (resolveUrl).
     if (ctx.sub) {

@@ -11,7 +11,7 @@ import { state } from '../lib/session.js'
 import { tableWrap } from '../components/table.js'
 
 route('billing', {
-  title: 'Billing', nav: 'Billing', order: 30,
+  title: 'Billing', nav: 'Billing', group: 'account', order: 30,
   async render(ctx) {
     const page = intParam(ctx.params, 'page', 1)
     const me = state.me

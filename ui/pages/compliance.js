@@ -24,7 +24,7 @@ function verifiedCell(cert, published) {
 }
 
 route('compliance', {
-  title: 'Compliance', nav: 'Compliance', order: 57,
+  title: 'Compliance', nav: 'Compliance', group: 'govern', order: 57,
   async render(ctx) {
     append(ctx.view, pageHead('Compliance', 'Terms of Service, signed compliance certificates, and an export of everything this account holds.'))
     const tosSlot = h('div', { class: 'card' }, h('h2', null, 'Terms of Service'), h('p', { class: 'muted' }, 'Loading…'))

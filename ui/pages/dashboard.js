@@ -8,7 +8,7 @@ import { fmtInt, intParam } from '../lib/format.js'
 import { route } from '../lib/router.js'
 
 route('dashboard', {
-  title: 'Dashboard', nav: 'Dashboard', order: 5,
+  title: 'Dashboard', nav: 'Dashboard', group: 'operate', order: 5,
   render: async (ctx) => {
     const days = [7, 30, 90].includes(intParam(ctx.params, 'days', 30)) ? intParam(ctx.params, 'days', 30) : 30
     const [d, daily] = await Promise.all([api('GET', '/api/v1/operator/dashboard'), api('GET', `/api/v1/operator/stats/daily?days=${days}`)])

@@ -189,7 +189,7 @@ function searchPage(ctx) {
 const PAGES = { receipt: documentPage, attestation: attestationPage, verification: verificationPage, agent: agentPage }
 
 route('explorer', {
-  title: 'Explorer', auth: 'any', nav: 'Explorer', order: 90,
+  title: 'Explorer', auth: 'any', nav: 'Explorer', group: 'public', order: 90,
   render: async (ctx) => {
     const slash = ctx.sub.indexOf('/')
     const kind = slash > 0 ? ctx.sub.slice(0, slash) : ctx.sub

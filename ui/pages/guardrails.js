@@ -45,7 +45,7 @@ function countdown(iso, ctx, onDone) {
 }
 
 route('guardrails', {
-  title: 'Guardrails', nav: 'Guardrails', order: 55,
+  title: 'Guardrails', nav: 'Guardrails', group: 'govern', order: 55,
   async render(ctx) {
     append(ctx.view, pageHead('Guardrails', 'Limits every task of this operator passes in stage 1. A change waits 30 seconds before it applies, so a leaked session cannot switch protections off silently; the kill-switch in the header applies at once.'))
     const body = h('div', null, h('p', { class: 'muted' }, 'Loading…'))

@@ -12,7 +12,7 @@ import { tableWrap } from '../components/table.js'
 import { ask } from '../components/dialog.js'
 
 route('keys', {
-  title: 'API keys', nav: 'Keys', order: 40,
+  title: 'API keys', nav: 'API keys', group: 'account', order: 40,
   async render(ctx) {
     const me = state.me
     append(ctx.view, pageHead('API keys', 'Keys authenticate agents and scripts with the x-api-key header. The full key is shown only once, when it is created.'))

@@ -19,7 +19,7 @@ function board(title, rows, empty) {
 }
 
 route('leaderboard', {
-  title: 'Leaderboard', auth: 'any', nav: 'Leaderboard', order: 80,
+  title: 'Leaderboard', auth: 'any', nav: 'Leaderboard', group: 'public', order: 80,
   render: async (ctx) => {
     const b = await api('GET', '/api/v1/public/leaderboard?limit=50', undefined, { auth: false })
     if (!ctx.alive()) return

@@ -11,7 +11,7 @@ import { tableWrap } from '../components/table.js'
 import { ask } from '../components/dialog.js'
 
 route('operators', {
-  title: 'Operators', nav: 'Operators', order: 60,
+  title: 'Operators', nav: 'Operators', group: 'admin', order: 60,
   visible: (me) => !!(me && me.flags && me.flags.admin),
   async render(ctx) {
     append(ctx.view, pageHead('Operators', 'Every operator account on this server. Changes apply immediately.'))

@@ -7,7 +7,7 @@ import { append, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 
 route('profile', {
-  title: 'Profile', nav: 'Profile', order: 50,
+  title: 'Profile', nav: 'Profile', group: 'account', order: 50,
   async render(ctx) {
     const me = await loadMe(true)
     if (!ctx.alive()) return

@@ -10,7 +10,7 @@ import { tableWrap } from '../components/table.js'
 import { ask } from '../components/dialog.js'
 
 route('providers', {
-  title: 'Providers', nav: 'Providers', order: 70,
+  title: 'Providers', nav: 'Providers', group: 'admin', order: 70,
   visible: (me) => !!(me && me.flags && me.flags.admin),
   async render(ctx) {
     append(ctx.view, pageHead('Providers', 'LLM providers that run task compute, each with a pool of API keys. Keys are stored sealed and never shown again.'))

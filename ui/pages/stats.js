@@ -7,7 +7,7 @@ import { fmtInt, intParam } from '../lib/format.js'
 import { route } from '../lib/router.js'
 
 route('stats', {
-  title: 'Statistics', auth: 'any', nav: 'Statistics', order: 85,
+  title: 'Statistics', auth: 'any', nav: 'Statistics', group: 'public', order: 85,
   render: async (ctx) => {
     const days = [7, 30, 90].includes(intParam(ctx.params, 'days', 30)) ? intParam(ctx.params, 'days', 30) : 30
     const get = (p) => api('GET', p, undefined, { auth: false })

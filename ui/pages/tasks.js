@@ -13,7 +13,7 @@ import { taskDetailPage } from './task-detail.js'
 import { tableWrap } from '../components/table.js'
 
 route('tasks', {
-  title: 'Tasks', nav: 'Tasks', order: 20,
+  title: 'Tasks', nav: 'Tasks', group: 'operate', order: 20,
   render(ctx) { return ctx.sub ? taskDetailPage(ctx, ctx.sub) : tasksPage(ctx) },
 })
 

@@ -8,7 +8,7 @@ import { append, fill, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 
 route('terms', {
-  title: 'Terms of Service versions', nav: 'Terms', order: 95, visible: (me) => !!(me && me.flags && me.flags.admin),
+  title: 'Terms of Service versions', nav: 'Terms of Service', group: 'admin', order: 95, visible: (me) => !!(me && me.flags && me.flags.admin),
   async render(ctx) {
     append(ctx.view, pageHead('Terms of Service', 'Publishing a version makes it current; operators accept it on their Compliance page (and must, when TASKGATE_TOS_REQUIRED=1).'))
     const list = h('div', null, h('p', { class: 'muted' }, 'Loading…'))

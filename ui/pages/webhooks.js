@@ -11,7 +11,7 @@ import { route } from '../lib/router.js'
 import { ask } from '../components/dialog.js'
 
 route('webhooks', {
-  title: 'Webhook deliveries', nav: 'Webhooks', order: 58,
+  title: 'Webhook deliveries', nav: 'Webhooks', group: 'govern', order: 58,
   async render(ctx) {
     const page = intParam(ctx.params, 'page', 1)
     const secretSlot = h('div')
