@@ -7,7 +7,8 @@ import { append, fill, h } from '../lib/dom.js'
 import { fmtInt, humanize, qs } from '../lib/format.js'
 import { render } from '../lib/router.js'
 import { tableWrap } from '../components/table.js'
-import { explorerHref, passportCard } from './explorer.js'
+import { passportCard } from '../components/passport.js'
+import { explorerHref } from './explorer.js'
 
 export async function agentDetailPage(ctx, id) {
   const [a, passport] = await Promise.all([

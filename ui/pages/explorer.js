@@ -4,6 +4,7 @@
 // Reached at /explorer/<kind>/<id> (the server answers those paths with the console) or #/explorer/…
 import { badge, jsonBlock, mono, taskStatusBadge } from '../components/cells.js'
 import { dl, pageHead } from '../components/layout.js'
+import { passportCard } from '../components/passport.js'
 import { dataTable } from '../components/table.js'
 import { checkList, failure, verdict } from '../components/verdict.js'
 import { api, ApiError } from '../lib/api.js'
@@ -151,25 +152,11 @@ async function agentPage(ctx, agentId) {
   if (!ctx.alive()) return
   if (!p) return notFound(ctx.view, 'agent', agentId)
   const rank = board && ['data', 'quarantined', 'archived'].map((k) => [k, board[k].find((e) => e.agentId === agentId)]).find(([, e]) => e)
-  fill(ctx.view, pageHead('Agent passport', agentId), passportCard(p, rank),
+  document.title = `${p.displayName} · Agent passport · TaskGate`
+  fill(ctx.view, pageHead(p.displayName, h('span', null, 'Agent passport · ', h('code', { class: 'break' }, p.agentId))), passportCard(p, rank),
     h('div', { class: 'card' }, h('h2', null, 'Recent tasks'), dataTable(['Task', 'Status', 'Verified', 'Receipt', 'Created'], (tasks.data ?? []).map((t) => h('tr', null,
       h('td', null, mono(t.id)), h('td', null, taskStatusBadge(t.status)), h('td', null, t.verificationStatus ?? '—'),
       h('td', null, xlink('receipt', t.receiptCid, t.receiptCid ? 'verify' : null)), h('td', null, fmtDate(t.createdAt)))))))
-}
-
-/** Trust level, what the next one takes, and the metrics with their meaning. */
-export function passportCard(p, rank) {
-  const next = p.nextLevel
-  return h('div', { class: 'card' },
-    h('p', null, badge(p.trustLevel, p.trustLevel === 'TRUSTED' ? 'green' : p.trustLevel === 'QUARANTINE' ? 'red' : ''),
-      rank ? h('span', { class: 'muted' }, ` · #${rank[1].rank} on the ${rank[0] === 'data' ? '' : `${rank[0]} `}leaderboard (score ${rank[1].score})`) : null),
-    next ? h('p', null, `Next: ${next.trustLevel} — needs `, next.requirements.map((q, i) => h('span', { class: q.met ? 'check-ok' : 'check-bad' },
-      `${i ? ', ' : ''}${q.metric} ${q.minimum !== undefined ? `≥ ${q.minimum}` : `≤ ${q.maximum}`} (now ${q.current}${q.met ? ' ✓' : ''})`))) : h('p', null, 'Highest trust level reached.'),
-    dl([
-      ['ARI', `${p.ari} — success rate, smoothed`], ['VCI', `${p.vci} — verified share × mean verification score`],
-      ['CQ', `${p.cq} — consistency of latency and output size`], ['Drift', `${p.driftScore} — distance of the latest task from the agent's usual behaviour`],
-      ['Tasks', `${fmtInt(p.totalTasks)} completed, ${fmtInt(p.verifiedTasks)} verified`], ['Enrolled', fmtDate(p.enrolledAt)], ['Last active', fmtDate(p.lastActiveAt)],
-    ]))
 }
 
 // ------------------------------------------------------------------ the page
