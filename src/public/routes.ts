@@ -47,7 +47,7 @@ export function publicRoutes(s: Services) {
       summary: 'Agent passport: public identity, trust metrics and x402 defence state',
       description: 'Trust levels and metric definitions: docs/pipeline.md. `x402` reports on the wallet bound to the agent\'s operator (walletChecked null when none is bound).',
       responses: { 200: { description: 'passport', schema: t.Object({
-        agentId: t.String(), trustLevel: t.String(), ari: t.Number(), vci: t.Number(), cq: t.Number(), driftScore: t.Number(),
+        agentId: t.String(), displayName: t.String({ description: 'the name its operator gave the agent' }), trustLevel: t.String(), ari: t.Number(), vci: t.Number(), cq: t.Number(), driftScore: t.Number(),
         totalTasks: t.Integer(), verifiedTasks: t.Integer(), enrolledAt: t.String(), lastActiveAt: t.Union([t.String(), t.Null()]), x402: X402State,
         nextLevel: t.Union([t.Object({
           trustLevel: t.String({ description: 'the next trust level' }),
@@ -65,7 +65,7 @@ export function publicRoutes(s: Services) {
         const x402 = wallet ? s.x402.walletState(wallet)
           : { blocked: false, reason: null, walletChecked: null, rateLimitMax: s.config.x402.maxPaidPerHour, rateLimitRemaining: null, rateLimitResetMs: null, rateLimitResetUnix: null }
         return {
-          agentId: a.id, trustLevel: trust.trustLevel, ari: trust.ari, vci: trust.vci, cq: trust.cq, driftScore: trust.driftScore,
+          agentId: a.id, displayName: a.displayName, trustLevel: trust.trustLevel, ari: trust.ari, vci: trust.vci, cq: trust.cq, driftScore: trust.driftScore,
           totalTasks: a.totalTasks, verifiedTasks: a.verifiedTasks, enrolledAt: new Date(a.createdAt).toISOString(),
           lastActiveAt: a.lastActiveAt ? new Date(a.lastActiveAt).toISOString() : null, x402,
           nextLevel: nextTrustLevel(trust.trustLevel, a.totalTasks, trust),

@@ -241,7 +241,8 @@ describe('public stats and passport', () => {
     expect(st.verificationRate).toBeGreaterThan(0)
     expect(st.verificationRate).toBeLessThanOrEqual(1)
     const p = (await s.get(`/api/v1/public/agent/${agent.agentId}/passport`)).body
-    expect(Object.keys(p).sort()).toEqual(['agentId', 'ari', 'cq', 'driftScore', 'enrolledAt', 'lastActiveAt', 'nextLevel', 'totalTasks', 'trustLevel', 'vci', 'verifiedTasks', 'x402'])
+    expect(Object.keys(p).sort()).toEqual(['agentId', 'ari', 'cq', 'displayName', 'driftScore', 'enrolledAt', 'lastActiveAt', 'nextLevel', 'totalTasks', 'trustLevel', 'vci', 'verifiedTasks', 'x402'])
+    expect(p.displayName).toBe('Sentiment Bot')
     expect(p.trustLevel).toBe('PROBATIONARY') // fewer than 5 tasks
     expect(p.totalTasks).toBeGreaterThanOrEqual(4)
     expect(p.verifiedTasks).toBeLessThanOrEqual(p.totalTasks)

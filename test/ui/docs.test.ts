@@ -204,7 +204,8 @@ describe.skipIf(!available)('API reference (/docs) in a browser', () => {
     await form.locator('input[name="password"]').fill('operator-password')
     await form.locator('button[type="submit"]').click()
     await page.waitForFunction(() => !location.hash.startsWith('#/login'))
-    await page.locator('a[href="/docs"]').first().click()
+    await page.click('#nav-public') // the "API docs" link is in the Public menu
+    await page.locator('a[href="/docs"]').click()
     await page.waitForURL(`${s.url}/docs`)
     expect(await page.locator('#tg-session').textContent()).toContain('console session')
     const sidebar = page.locator('aside').first()

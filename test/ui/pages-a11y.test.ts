@@ -153,11 +153,23 @@ describe.skipIf(!available)('console pages: accessibility, themes, phone layout'
     expect(expected.length).toBeGreaterThan(10)
     expect(expected.filter((k) => !reached.has(k))).toEqual([])
 
-    // Following a navigation link with Enter lands on the new page's heading.
+    // A navigation menu opened with Enter passes axe in both themes; following its link with Enter
+    // lands on the new page's heading.
+    await page.focus('#nav-operate')
+    await page.keyboard.press('Enter')
+    for (const scheme of ['dark', 'light'] as const) {
+      await page.emulateMedia({ colorScheme: scheme })
+      expect(await axeViolations()).toEqual([])
+      await shoot('nav-menu', 1280, scheme)
+    }
+    await page.setViewportSize({ width: 375, height: 800 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375) // an open menu fits a phone
+    await shoot('nav-menu', 375, 'light')
+    await page.setViewportSize({ width: 1280, height: 900 })
     await page.focus('nav a[href="#/tasks"]')
     await page.keyboard.press('Enter')
     await page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Tasks')
-    const ring = await page.evaluate(() => { (document.querySelector('nav a[href="#/keys"]') as HTMLElement).focus(); return getComputedStyle(document.activeElement!).outlineStyle })
+    const ring = await page.evaluate(() => { (document.querySelector('#nav-account') as HTMLElement).focus(); return getComputedStyle(document.activeElement!).outlineStyle })
     expect(ring).not.toBe('none') // focus is visible
   }, 30_000)
 

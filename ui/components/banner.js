@@ -1,6 +1,6 @@
 // The error banner (problem+json: title, detail, code, request id, field errors) and the success flash.
 import { ApiError } from '../lib/api.js'
-import { $, append, h } from '../lib/dom.js'
+import { $, fill, h } from '../lib/dom.js'
 
 let flashTimer = null
 
@@ -21,14 +21,12 @@ export function showError(err) {
   const errors = Array.isArray(p.errors) && p.errors.length
     ? h('ul', null, p.errors.map((e) => h('li', null, h('code', null, String(e.path ?? '')), ' ', String(e.message ?? ''))))
     : null
-  b.replaceChildren()
-  append(b, [
+  fill(b,
     h('button', { class: 'close', type: 'button', 'aria-label': 'Dismiss', onclick: clearBanner }, '×'),
     title ? h('div', { class: 'banner-title' }, title) : null,
     h('p', { class: 'banner-detail' }, p.detail || 'Something went wrong.'),
     meta.length ? h('div', { class: 'banner-meta' }, meta) : null,
-    errors,
-  ])
+    errors)
   b.hidden = false
   b.scrollIntoView({ block: 'nearest' })
 }
@@ -45,6 +43,3 @@ export function clearFlash() {
   clearTimeout(flashTimer)
   $('flash').hidden = true
 }
-
-// ---------------------------------------------------------------------------
-// Router

@@ -1,6 +1,6 @@
 // Modal confirmation dialogs (<dialog> with showModal): focus stays inside while open, Escape or
 // Cancel closes them, and focus goes back to the control that opened them.
-import { h } from '../lib/dom.js'
+import { append, h } from '../lib/dom.js'
 
 let seq = 0
 
@@ -23,7 +23,7 @@ export function ask(message, { confirm = 'OK', danger = false, input = null } = 
   const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form)
   form.addEventListener('submit', (ev) => { ev.preventDefault(); dialog.close('ok') })
   cancel.addEventListener('click', () => dialog.close('cancel'))
-  document.body.append(dialog)
+  append(document.body, dialog)
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => {
       const confirmed = dialog.returnValue === 'ok'

@@ -1,36 +1,117 @@
 // The header on every page: navigation from the route registry, who is signed in, the kill-switch, sign-out.
 import { showError, showFlash } from './banner.js'
 import { api } from '../lib/api.js'
-import { $, h } from '../lib/dom.js'
+import { $, fill, h } from '../lib/dom.js'
 import { go, render, routes } from '../lib/router.js'
 import { session, state } from '../lib/session.js'
 import { ask } from './dialog.js'
 
+/** The navigation's groups, in this order; a page joins one with route(name, { nav, group }). */
+const GROUPS = [['operate', 'Operate'], ['govern', 'Govern'], ['account', 'Account'], ['public', 'Public'], ['admin', 'Admin']]
+
+let drawnFor = null // the page the navigation was last drawn for
+let wired = false
+
+/**
+ * The navigation: one disclosure menu per group (a button with aria-expanded and the list of its
+ * pages), in one row. Only the groups with a page this visitor may open are shown; with a single
+ * group (signed out: the public pages) its links are shown directly.
+ */
 export function renderNav(active) {
   const nav = $('nav')
-  const links = []
+  // Redrawn for the same page (a new approvals count): keep the open menu and the focus.
+  const same = active === drawnFor
+  const open = same ? nav.querySelector('[aria-expanded="true"]')?.getAttribute('aria-controls') : null
+  const focused = same && nav.contains(document.activeElement) ? document.activeElement.id : null
+  drawnFor = active
+  wire(nav)
+
+  const groups = GROUPS.map(([key, label]) => ({ key, label, items: [] }))
   const entries = Object.entries(routes).sort((a, b) => (a[1].order ?? 100) - (b[1].order ?? 100))
   for (const [name, def] of entries) {
     if (!def.nav) continue
     if (def.auth === 'required' && !session.token) continue
     if (def.auth === 'guest' && session.token) continue
     if (def.visible && !def.visible(state.me)) continue
-    const label = typeof def.nav === 'function' ? def.nav(state.me) : def.nav
-    links.push(h('a', { href: `#/${name}`, class: name === active ? 'active' : null, 'aria-current': name === active ? 'page' : null }, label))
+    groups.find((g) => g.key === def.group).items.push({ name, label: def.nav, count: def.count?.() || 0 })
   }
-  links.push(h('a', { href: '/docs' }, 'Docs'))
-  nav.replaceChildren(...links)
+  groups.find((g) => g.key === 'public').items.push({ href: '/docs', label: 'API docs' })
+  const shown = groups.filter((g) => g.items.length)
+
+  const link = (it) => h('li', null, h('a', {
+    id: `nav-${it.name ?? 'docs'}`, href: it.href ?? `#/${it.name}`, 'aria-current': it.name === active ? 'page' : null,
+  }, it.count ? `${it.label} (${it.count})` : it.label))
+  if (shown.length === 1) fill(nav, h('ul', { class: 'nav-links' }, shown[0].items.map(link)))
+  else {
+    fill(nav, h('ul', { class: 'nav-groups' }, shown.map((g) => {
+      const count = g.items.reduce((n, it) => n + (it.count ?? 0), 0)
+      const current = g.items.some((it) => it.name === active)
+      return h('li', { class: 'nav-group' },
+        h('button', { type: 'button', id: `nav-${g.key}`, class: current ? 'nav-toggle active' : 'nav-toggle', 'aria-expanded': 'false', 'aria-controls': `nav-${g.key}-menu` },
+          g.label, count ? h('span', { class: 'nav-count' }, h('span', { class: 'sr-only' }, ', '), String(count), h('span', { class: 'sr-only' }, ' waiting')) : null),
+        h('ul', { class: 'nav-menu', id: `nav-${g.key}-menu`, hidden: true }, g.items.map(link)))
+    })))
+  }
+  const reopen = open && nav.querySelector(`[aria-controls="${open}"]`)
+  if (reopen) toggle(reopen, true)
+  if (focused) document.getElementById(focused)?.focus()
 
   const sess = $('session')
   if (session.token && state.me) {
-    sess.replaceChildren(
+    fill(sess,
       killSwitchButton(state.me),
       h('span', null, 'Signed in as ', h('strong', null, state.me.identityLogin)),
-      h('button', { type: 'button', class: 'secondary small', onclick: logout }, 'Sign out'),
-    )
+      h('button', { type: 'button', class: 'secondary small', onclick: logout }, 'Sign out'))
   } else sess.replaceChildren()
   const stopped = !!(session.token && state.me && state.me.flags && state.me.flags.killSwitch)
   document.body.classList.toggle('kill-switch-on', stopped)
+}
+
+/** Opens or closes one group's menu; opening one closes the others. */
+function toggle(button, show) {
+  if (show) closeAll()
+  button.setAttribute('aria-expanded', String(show))
+  document.getElementById(button.getAttribute('aria-controls')).hidden = !show
+}
+
+function closeAll() {
+  for (const b of $('nav').querySelectorAll('[aria-expanded="true"]')) toggle(b, false)
+}
+
+/**
+ * The menus' keyboard and pointer behaviour, attached once to the (lasting) #nav element: a button
+ * toggles its menu; ↓/↑ move through the open menu; Escape closes it and returns focus to its
+ * button; following a link, clicking elsewhere or tabbing out of a group closes it.
+ */
+function wire(nav) {
+  if (wired) return
+  wired = true
+  nav.addEventListener('click', (ev) => {
+    const button = ev.target.closest('button[aria-controls]')
+    if (button) toggle(button, button.getAttribute('aria-expanded') !== 'true')
+    else if (ev.target.closest('a')) closeAll()
+  })
+  nav.addEventListener('keydown', (ev) => {
+    const group = ev.target.closest('.nav-group')
+    if (!group) return
+    const button = group.querySelector('button')
+    const links = [...group.querySelectorAll('a')]
+    if (ev.key === 'Escape' && button.getAttribute('aria-expanded') === 'true') {
+      toggle(button, false)
+      button.focus()
+    } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+      ev.preventDefault()
+      toggle(button, true)
+      const i = links.indexOf(ev.target)
+      const step = ev.key === 'ArrowDown' ? 1 : -1
+      links[i < 0 ? (step > 0 ? 0 : links.length - 1) : (i + step + links.length) % links.length].focus()
+    }
+  })
+  nav.addEventListener('focusout', (ev) => {
+    const group = ev.target.closest('.nav-group')
+    if (group && ev.relatedTarget && !group.contains(ev.relatedTarget)) toggle(group.querySelector('button'), false)
+  })
+  document.addEventListener('click', (ev) => { if (!nav.contains(ev.target)) closeAll() })
 }
 
 /**
@@ -69,6 +150,3 @@ export async function logout() {
   session.clear()
   go('login')
 }
-
-// ---------------------------------------------------------------------------
-// Pages

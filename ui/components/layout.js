@@ -7,9 +7,6 @@ export function pageHead(title, subtitle, ...extra) {
     extra.length ? h('div', null, extra) : null)
 }
 
-// ---------------------------------------------------------------------------
-// Banner and flash
-
 export function statCard(label, value, sub) {
   return h('div', { class: 'stat' }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value' }, value), sub ? h('div', { class: 'stat-sub' }, sub) : null)
 }

@@ -1,5 +1,5 @@
 // The 8 pipeline stages as a strip, drawn from a task's timeline and live stage events.
-import { h } from '../lib/dom.js'
+import { fill, h } from '../lib/dom.js'
 import { fmtTime } from '../lib/format.js'
 
 const STAGES = [
@@ -35,7 +35,7 @@ export function stageStrip() {
     for (const n of events.keys()) last = Math.max(last, n)
     const lastEvent = events.get(last)
     const halted = lastEvent && (lastEvent.status === 'failed' || lastEvent.status === 'held')
-    el.replaceChildren(...STAGES.map(([name, label], i) => {
+    fill(el, ...STAGES.map(([name, label], i) => {
       const n = i + 1
       const e = events.get(n)
       let st = e ? e.status : 'pending'

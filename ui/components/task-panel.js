@@ -3,7 +3,7 @@ import { agentLink, dash, dateCell, extLink, ipfsLink, jsonBlock, mono, proofLin
 import { dl } from './layout.js'
 import { stageStrip } from './stages.js'
 import { api } from '../lib/api.js'
-import { append, h } from '../lib/dom.js'
+import { fill, h } from '../lib/dom.js'
 import { isSettled } from '../lib/domain.js'
 import { fmtMs, fmtTime, safeHref } from '../lib/format.js'
 import { session } from '../lib/session.js'
@@ -25,8 +25,7 @@ export function taskPanel(initial, ctx, { compact = false, onSettled = null } = 
 
   function draw() {
     strip.setTask(task, !!es || !!pollTimer)
-    el.replaceChildren()
-    append(el, compact ? compactTask(task, strip.el, liveBadge) : fullTask(task, strip.el, liveBadge))
+    fill(el, compact ? compactTask(task, strip.el, liveBadge) : fullTask(task, strip.el, liveBadge))
   }
 
   async function reload() {
@@ -177,6 +176,3 @@ function fullTask(task, stripEl, liveBadge) {
     task.attestation ? h('details', { class: 'card fold' }, h('summary', null, h('h2', null, 'Attestation')), h('div', { class: 'fold-body' }, jsonBlock(task.attestation))) : null,
   ]
 }
-
-// ---------------------------------------------------------------------------
-// Agents

@@ -3,7 +3,7 @@ import { clearBanner } from './banner.js'
 import { dash, dateCell, mono } from './cells.js'
 import { dl } from './layout.js'
 import { api, ApiError } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { fill, h } from '../lib/dom.js'
 import { fmtInt } from '../lib/format.js'
 import { state } from '../lib/session.js'
 
@@ -15,11 +15,11 @@ export function walletSection(card, ctx, me, config, refresh) {
   faucetBtn.addEventListener('click', async () => {
     faucetBtn.disabled = true
     clearBanner()
-    faucetSlot.replaceChildren(h('p', { class: 'muted' }, 'Minting…'))
+    fill(faucetSlot, h('p', { class: 'muted' }, 'Minting…'))
     try {
       const r = await api('POST', '/api/v1/faucet/usdc', {})
       if (!ctx.alive()) return
-      faucetSlot.replaceChildren(h('div', { class: 'note success' },
+      fill(faucetSlot, h('div', { class: 'note success' },
         h('strong', null, `${r.usdcMinted} test USDC minted`), r.creditsAdded ? ` and ${fmtInt(r.creditsAdded)} credits added.` : '.',
         dl([
           ['Wallet', mono(r.wallet)],
@@ -34,11 +34,11 @@ export function walletSection(card, ctx, me, config, refresh) {
       if (err instanceof ApiError && err.status === 429 && err.problem.cooldownUntil) {
         const until = err.problem.cooldownUntil
         const hours = Math.max(1, Math.ceil((new Date(until).getTime() - Date.now()) / 3600000))
-        faucetSlot.replaceChildren(h('div', { class: 'note' }, h('strong', null, 'The faucet was used recently. '),
+        fill(faucetSlot, h('div', { class: 'note' }, h('strong', null, 'The faucet was used recently. '),
           'Each wallet gets one top-up per 24 hours; try again after ', dateCell(until), ` (about ${hours} h).`,
           me && me.walletAddress ? null : h('div', { class: 'small note-after' }, 'Without a bound wallet the faucet uses the appliance\'s shared developer wallet; bind your own wallet to get a top-up of your own.')))
       } else if (err instanceof ApiError && err.status === 404) {
-        faucetSlot.replaceChildren(h('div', { class: 'note' }, 'The faucet is only available on testnet.'))
+        fill(faucetSlot, h('div', { class: 'note' }, 'The faucet is only available on testnet.'))
       } else {
         faucetSlot.replaceChildren()
         ctx.error(err)
@@ -54,11 +54,11 @@ export function walletSection(card, ctx, me, config, refresh) {
   bindBtn.addEventListener('click', async () => {
     bindBtn.disabled = true
     clearBanner()
-    bindSlot.replaceChildren(h('p', { class: 'muted' }, 'Waiting for the wallet…'))
+    fill(bindSlot, h('p', { class: 'muted' }, 'Waiting for the wallet…'))
     try {
       const res = await bindWallet(window.ethereum)
       if (!ctx.alive()) return
-      bindSlot.replaceChildren(h('div', { class: 'note success' }, 'Wallet ', h('code', null, res.walletAddress), ' bound.',
+      fill(bindSlot, h('div', { class: 'note success' }, 'Wallet ', h('code', null, res.walletAddress), ' bound.',
         res.firstBind && res.pointsAwarded ? ` ${fmtInt(res.pointsAwarded)} pioneer points awarded.` : ''))
       await refresh()
       if (ctx.alive()) walletSection(card, ctx, state.me, config, refresh)
@@ -73,7 +73,7 @@ export function walletSection(card, ctx, me, config, refresh) {
   })
   bindSlot.classList.add('bind-slot')
 
-  card.replaceChildren(
+  fill(card,
     h('h2', null, 'Wallet'),
     dl([
       ['Bound wallet', me && me.walletAddress ? h('code', null, me.walletAddress) : h('span', { class: 'muted' }, 'none')],
@@ -142,6 +142,3 @@ async function bindWallet(eth) {
   } catch (err) { throw walletError(err, 'The wallet did not sign') }
   return api('POST', '/api/v1/operator/wallet', { walletAddress: account, signature, nonce: n.nonce })
 }
-
-// ---------------------------------------------------------------------------
-// Providers (admin)

@@ -63,9 +63,6 @@ export async function loadOptions(force = false) {
   return state.options
 }
 
-// ---------------------------------------------------------------------------
-// DOM helpers
-
 let publicConfig = null
 
 export async function loadPublicConfig() {

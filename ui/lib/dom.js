@@ -1,4 +1,6 @@
 // DOM building without HTML parsing: h() sets text and attributes only, so server data is never markup.
+// Content goes into the page only through h(), append() and fill(): the browser's own append() and
+// replaceChildren() turn a null into the text "null" (and an array into "[object …]").
 
 
 /**
@@ -17,17 +19,25 @@ export function h(tag, attrs, ...children) {
       else el.setAttribute(k, v === true ? '' : String(v))
     }
   }
-  append(el, children)
+  append(el, ...children)
   return el
 }
 
-export function append(el, children) {
+/** Appends children to el with h()'s rules: null, undefined and false are skipped, arrays flattened. */
+export function append(el, ...children) {
   for (const c of children) {
     if (c === undefined || c === null || c === false) continue
-    if (Array.isArray(c)) append(el, c)
+    if (Array.isArray(c)) append(el, ...c)
     else if (c instanceof Node) el.appendChild(c)
     else el.appendChild(document.createTextNode(String(c)))
   }
+}
+
+/** Replaces el's children with the given ones, with append()'s rules. */
+export function fill(el, ...children) {
+  el.replaceChildren()
+  append(el, ...children)
+  return el
 }
 
 export const $ = (id) => document.getElementById(id)

@@ -1,6 +1,6 @@
 // Saving JSON as a file: a response that needs the bearer token, or a value already loaded.
 import { ApiError } from './api.js'
-import { h } from './dom.js'
+import { append, h } from './dom.js'
 import { session } from './session.js'
 
 /** Downloads a JSON response that needs the bearer token (a plain link cannot send it). */
@@ -13,7 +13,7 @@ export async function downloadJson(path, filename) {
   }
   const url = URL.createObjectURL(await res.blob())
   const a = h('a', { href: url, download: filename })
-  document.body.append(a)
+  append(document.body, a)
   a.click()
   a.remove()
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
@@ -22,7 +22,7 @@ export async function downloadJson(path, filename) {
 export function saveJson(value, filename) {
   const url = URL.createObjectURL(new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }))
   const a = h('a', { href: url, download: filename })
-  document.body.append(a)
+  append(document.body, a)
   a.click()
   a.remove()
   setTimeout(() => URL.revokeObjectURL(url), 10_000)

@@ -1,7 +1,9 @@
 // The page registry and the hash router (#/<page>/<sub>?<params>).
 //
 // Adding a page: in ui/pages/<page>.js call
-//   route('name', { title, auth: 'required' | 'guest' | 'any', nav: 'Menu label' | (me) => label, order, visible: (me) => bool, onEveryPage, render })
+//   route('name', { title, auth: 'required' | 'guest' | 'any', nav: 'Menu label', group, order, count, visible: (me) => bool, onEveryPage, render })
+// `group` is the navigation menu the page is listed in (components/header.js: operate, govern,
+// account, public, admin), `order` its place, `count()` an optional number shown after the label.
 // and import the module from ui/main.js. `render(ctx)` (may be async) gets
 //   ctx.view    the (empty) element to fill
 //   ctx.params  URLSearchParams of the part of the hash after '?'
@@ -14,12 +16,12 @@
 import { clearBanner, clearFlash, showError, showFlash } from '../components/banner.js'
 import { pageHead } from '../components/layout.js'
 import { loadMe, setUnauthorizedHandler } from './api.js'
-import { $, h } from './dom.js'
+import { $, append, h } from './dom.js'
 import { HOME, session, state } from './session.js'
 
 export const routes = {}
 
-/** Registers a page. auth: 'required' | 'guest' | 'any'; nav: show in the menu (function of me or boolean). */
+/** Registers a page. auth: 'required' | 'guest' | 'any'; nav: its label in the navigation (none: not listed). */
 export function route(name, def) {
   routes[name] = { auth: 'required', nav: false, ...def }
 }
@@ -103,7 +105,7 @@ export async function render() {
   // Hints other pages keep fresh everywhere (the approvals count in the navigation).
   if (session.token) for (const [n, d] of Object.entries(routes)) if (d.onEveryPage && n !== name) d.onEveryPage()
   if (def.visible && !def.visible(state.me)) {
-    view.append(pageHead(def.title || name), h('div', { class: 'card' }, h('p', { class: 'muted' }, 'You do not have access to this page.')))
+    append(view, pageHead(def.title || name), h('div', { class: 'card' }, h('p', { class: 'muted' }, 'You do not have access to this page.')))
   } else {
     try {
       await def.render(ctx)

@@ -7,9 +7,6 @@ export const HOME = 'agents' // the page signed-in operators land on
 
 const TOKEN_EXP_KEY = 'taskgate.accessTokenExpiresAt'
 
-// ---------------------------------------------------------------------------
-// Session
-
 export const session = {
   get token() {
     const exp = Number(sessionStorage.getItem(TOKEN_EXP_KEY) || 0)
@@ -33,6 +30,3 @@ export const state = {
   me: null, // the /auth/me profile, cached while signed in
   options: null, // /auth/options, cached
 }
-
-// ---------------------------------------------------------------------------
-// API helper

@@ -3,11 +3,12 @@ import { archiveAgent, testRunButton } from '../components/agent-actions.js'
 import { agentStatusBadge, badge, dash, dateCell, mono, taskLink, verificationCell } from '../components/cells.js'
 import { dl, pageHead, statCard } from '../components/layout.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { fmtInt, humanize, qs } from '../lib/format.js'
 import { render } from '../lib/router.js'
 import { tableWrap } from '../components/table.js'
-import { explorerHref, passportCard } from './explorer.js'
+import { passportCard } from '../components/passport.js'
+import { explorerHref } from './explorer.js'
 
 export async function agentDetailPage(ctx, id) {
   const [a, passport] = await Promise.all([
@@ -23,7 +24,7 @@ export async function agentDetailPage(ctx, id) {
     testRunButton(a, ctx, (panel) => {
       if (runPanel) runPanel.destroy()
       runPanel = panel
-      runSlot.replaceChildren(h('div', { class: 'card' }, h('h2', null, 'Test run'), panel.el))
+      fill(runSlot, h('div', { class: 'card' }, h('h2', null, 'Test run'), panel.el))
     }), ' ',
     h('button', { type: 'button', class: 'danger', onclick: () => archiveAgent(a, ctx, async () => { render() }) }, 'Archive'),
   ] : []
@@ -32,7 +33,7 @@ export async function agentDetailPage(ctx, id) {
   const ps = a.policyStatus || {}
   const m = a.metrics && typeof a.metrics === 'object' ? a.metrics : {}
   const history = Array.isArray(a.verificationHistory) ? a.verificationHistory : []
-  ctx.view.append(
+  append(ctx.view,
     h('p', { class: 'crumbs' }, h('a', { href: '#/agents' }, '← Agents')),
     pageHead(a.displayName, a.description || null, actions),
     runSlot,
@@ -66,6 +67,3 @@ export async function agentDetailPage(ctx, id) {
 }
 
 const METRIC_LABELS = { totalTasks: 'Total tasks', verifiedTasks: 'Verified tasks', failedTasks: 'Failed tasks', ari: 'ARI', vci: 'VCI', cq: 'CQ', driftScore: 'Drift score' }
-
-// ---------------------------------------------------------------------------
-// Tasks

@@ -5,19 +5,19 @@ import { field, formValues, submitting, textarea } from '../components/forms.js'
 import { foldCard, pageHead } from '../components/layout.js'
 import { secretBox } from '../components/secret-box.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { CAPABILITIES } from '../lib/domain.js'
 import { route } from '../lib/router.js'
 import { agentDetailPage } from './agent-detail.js'
 import { tableWrap } from '../components/table.js'
 
 route('agents', {
-  title: 'Agents', nav: 'Agents', order: 10,
+  title: 'Agents', nav: 'Agents', group: 'operate', order: 10,
   render(ctx) { return ctx.sub ? agentDetailPage(ctx, ctx.sub) : agentsPage(ctx) },
 })
 
 async function agentsPage(ctx) {
-  ctx.view.append(pageHead('Agents', 'Each agent has its own agent-bound API key and may only run the task types in its capabilities.',
+  append(ctx.view, pageHead('Agents', 'Each agent has its own agent-bound API key and may only run the task types in its capabilities.',
     h('a', { class: 'button secondary', href: '#/tasks?submit=1' }, 'Submit a task')))
   const keySlot = h('div')
   const runSlot = h('div')
@@ -25,7 +25,7 @@ async function agentsPage(ctx) {
   const archivedToggle = h('input', { type: 'checkbox', id: 'show-archived' })
   const form = agentForm()
   const formCard = foldCard('Register an agent', false, form)
-  ctx.view.append(keySlot, formCard, runSlot,
+  append(ctx.view, keySlot, formCard, runSlot,
     h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Your agents'),
       h('label', { class: 'check small', for: 'show-archived' }, archivedToggle, ' Show archived')), tableSlot))
 
@@ -36,10 +36,10 @@ async function agentsPage(ctx) {
     const archived = agents.length - agents.filter((a) => a.status !== 'ARCHIVED').length
     archivedToggle.parentElement.hidden = archived === 0
     if (!list.length) {
-      tableSlot.replaceChildren(h('div', { class: 'empty' }, agents.length ? 'No active agents.' : 'No agents yet. Register one above.'))
+      fill(tableSlot, h('div', { class: 'empty' }, agents.length ? 'No active agents.' : 'No agents yet. Register one above.'))
       return
     }
-    tableSlot.replaceChildren(tableWrap(h('table', null,
+    fill(tableSlot, tableWrap(h('table', null,
       h('thead', null, h('tr', null, ['Agent', 'Capabilities', 'Model', 'Status', 'Created', ''].map((t) => h('th', null, t)))),
       h('tbody', null, list.map((a) => h('tr', { dataset: { agentId: a.agentId } },
         h('td', null, h('div', null, agentLink(a.agentId, h('strong', null, a.displayName))), h('div', { class: 'muted small mono' }, a.agentId)),
@@ -51,7 +51,7 @@ async function agentsPage(ctx) {
           testRunButton(a, ctx, (panel) => {
             if (runPanel) runPanel.destroy()
             runPanel = panel
-            runSlot.replaceChildren(h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, `Test run of ${a.displayName}`),
+            fill(runSlot, h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, `Test run of ${a.displayName}`),
               h('button', { type: 'button', class: 'secondary small', onclick: () => { panel.destroy(); runSlot.replaceChildren() } }, 'Close')), panel.el))
           }), ' ',
           h('button', { type: 'button', class: 'danger small', onclick: () => archiveAgent(a, ctx, refresh) }, 'Archive'),
@@ -71,7 +71,7 @@ async function agentsPage(ctx) {
     const res = await api('POST', '/api/v1/agents/register', body)
     form.reset()
     formCard.open = false
-    keySlot.replaceChildren(secretBox({
+    fill(keySlot, secretBox({
       title: `Agent "${res.displayName}" registered`, secret: res.apiKey, dismiss: () => keySlot.replaceChildren(),
       note: `Agent id ${res.agentId}. The agent authenticates its tasks with this agent-bound key in the x-api-key header.`,
     }))

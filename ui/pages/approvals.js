@@ -6,7 +6,7 @@ import { renderNav } from '../components/header.js'
 import { dl, pageHead } from '../components/layout.js'
 import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { fmtDate, humanize, qs } from '../lib/format.js'
 import { currentRouteName, route } from '../lib/router.js'
 import { session } from '../lib/session.js'
@@ -64,29 +64,29 @@ function approvalDetail(a, ctx, onResolved) {
 }
 
 route('approvals', {
-  title: 'Approvals', order: 56, onEveryPage: () => refreshApprovalCount(), nav: () => (pendingApprovals ? `Approvals (${pendingApprovals})` : 'Approvals'),
+  title: 'Approvals', nav: 'Approvals', group: 'govern', order: 56, count: () => pendingApprovals, onEveryPage: () => refreshApprovalCount(),
   async render(ctx) {
     // #/approvals/<id> is the deep link approval webhooks point to (resolveUrl).
     if (ctx.sub) {
-      ctx.view.append(pageHead('Approval request', null, h('a', { class: 'button secondary', href: '#/approvals' }, 'All approvals')))
+      append(ctx.view, pageHead('Approval request', null, h('a', { class: 'button secondary', href: '#/approvals' }, 'All approvals')))
       const slot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
-      ctx.view.append(slot)
+      append(ctx.view, slot)
       const load = async () => {
         const a = await api('GET', `/api/v1/approvals/${encodeURIComponent(ctx.sub)}`)
-        if (ctx.alive()) slot.replaceChildren(approvalDetail(a, ctx, async () => { await load(); await refreshApprovalCount() }))
+        if (ctx.alive()) fill(slot, approvalDetail(a, ctx, async () => { await load(); await refreshApprovalCount() }))
       }
       await load()
       return
     }
     const decision = DECISIONS.includes(ctx.params.get('decision')) ? ctx.params.get('decision') : 'PENDING'
-    ctx.view.append(pageHead('Approvals', 'Actions held for a human because their requested value exceeds your approval threshold. Approve to run (and charge) the task, deny to fail it; unanswered requests expire.',
+    append(ctx.view, pageHead('Approvals', 'Actions held for a human because their requested value exceeds your approval threshold. Approve to run (and charge) the task, deny to fail it; unanswered requests expire.',
       h('div', { class: 'tabs' }, DECISIONS.map((d) => h('a', { href: `#/approvals?decision=${d}`, class: d === decision ? 'active' : null }, humanize(d).toLowerCase())))))
     const slot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
-    ctx.view.append(slot)
+    append(ctx.view, slot)
     const load = async () => {
       const list = await api('GET', `/api/v1/approvals${qs({ decision })}`)
       if (!ctx.alive()) return
-      slot.replaceChildren(list.length
+      fill(slot, list.length
         ? dataTable(['Requested', 'Agent', 'Action', 'Value', 'Decision', 'Expires'],
           list.map((a) => h('tr', null,
             h('td', null, h('a', { href: `#/approvals/${encodeURIComponent(a.id)}` }, fmtDate(a.createdAt))),

@@ -4,22 +4,22 @@ import { pageHead, statCard, trend } from '../components/layout.js'
 import { pager } from '../components/pager.js'
 import { walletSection } from '../components/wallet.js'
 import { api, loadMe, loadPublicConfig } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { fmtDate, fmtInt, fmtMs, humanize, intParam, qs } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
 import { tableWrap } from '../components/table.js'
 
 route('billing', {
-  title: 'Billing', nav: 'Billing', order: 30,
+  title: 'Billing', nav: 'Billing', group: 'account', order: 30,
   async render(ctx) {
     const page = intParam(ctx.params, 'page', 1)
     const me = state.me
-    ctx.view.append(pageHead('Billing', 'Credits, usage this month and the wallet that pays for more.'))
+    append(ctx.view, pageHead('Billing', 'Credits, usage this month and the wallet that pays for more.'))
     const statsSlot = h('div', { class: 'stats' }, h('p', { class: 'muted' }, 'Loading…'))
     const txSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
     const walletCard = h('div', { class: 'card' })
-    ctx.view.append(statsSlot, walletCard, h('div', { class: 'card' }, h('h2', null, 'Transactions'), txSlot))
+    append(ctx.view, statsSlot, walletCard, h('div', { class: 'card' }, h('h2', null, 'Transactions'), txSlot))
 
     async function loadAll() {
       const [billing, stats, config] = await Promise.all([
@@ -28,8 +28,8 @@ route('billing', {
         loadPublicConfig(),
       ])
       if (!ctx.alive()) return
-      statsSlot.replaceChildren(...billingStats(billing.balance, stats))
-      txSlot.replaceChildren(transactionsTable(billing))
+      fill(statsSlot, ...billingStats(billing.balance, stats))
+      fill(txSlot, transactionsTable(billing))
       return config
     }
     const config = await loadAll()

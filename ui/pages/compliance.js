@@ -4,7 +4,7 @@ import { dash, dateCell, ipfsLink, mono, tierBadge } from '../components/cells.j
 import { dl, pageHead } from '../components/layout.js'
 import { dataTable } from '../components/table.js'
 import { api, ApiError } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { downloadJson, saveJson } from '../lib/download.js'
 import { fmtDate } from '../lib/format.js'
 import { route } from '../lib/router.js'
@@ -24,9 +24,9 @@ function verifiedCell(cert, published) {
 }
 
 route('compliance', {
-  title: 'Compliance', nav: 'Compliance', order: 57,
+  title: 'Compliance', nav: 'Compliance', group: 'govern', order: 57,
   async render(ctx) {
-    ctx.view.append(pageHead('Compliance', 'Terms of Service, signed compliance certificates, and an export of everything this account holds.'))
+    append(ctx.view, pageHead('Compliance', 'Terms of Service, signed compliance certificates, and an export of everything this account holds.'))
     const tosSlot = h('div', { class: 'card' }, h('h2', null, 'Terms of Service'), h('p', { class: 'muted' }, 'Loading…'))
     const certSlot = h('div', { class: 'card' }, h('h2', null, 'Compliance certificates'), h('p', { class: 'muted' }, 'Loading…'))
     const exportBtn = h('button', { type: 'button', class: 'secondary' }, 'Download export (JSON)')
@@ -35,7 +35,7 @@ route('compliance', {
       clearBanner()
       try { await downloadJson('/api/v1/operator/export', `taskgate-export-${new Date().toISOString().slice(0, 10)}.json`) } catch (err) { ctx.error(err) } finally { exportBtn.disabled = false }
     })
-    ctx.view.append(tosSlot, certSlot, h('div', { class: 'card' }, h('h2', null, 'Export'),
+    append(ctx.view, tosSlot, certSlot, h('div', { class: 'card' }, h('h2', null, 'Export'),
       h('p', { class: 'muted' }, 'One JSON document with your profile, keys (redacted), agents, tasks with outputs, ledger, guardrails, approvals, ToS acceptance, certificates, wallet and pioneer events. It holds no secret: no full key, hash, token or webhook secret.'),
       exportBtn))
 
@@ -52,7 +52,7 @@ route('compliance', {
         } catch (err) { ctx.error(err); accept.disabled = false }
       })
       const current = st.accepted && st.version === st.currentVersion
-      tosSlot.replaceChildren(h('h2', null, 'Terms of Service'), dl([
+      fill(tosSlot, h('h2', null, 'Terms of Service'), dl([
         ['Current version', h('code', null, st.currentVersion)],
         ['Accepted', current ? h('span', { class: 'badge green' }, `version ${st.version}`) : st.accepted ? h('span', { class: 'badge amber' }, `version ${st.version} (outdated)`) : h('span', { class: 'badge amber' }, 'not yet')],
         ['Accepted at', st.acceptedAt ? dateCell(st.acceptedAt) : dash()],
@@ -82,7 +82,7 @@ route('compliance', {
         h('td', null, verifiedCell(c, published)),
         h('td', null, c.ipfsCid ? h('a', { href: explorerHref('receipt', c.ipfsCid), class: 'mono' }, 'IPFS copy') : ipfsLink(null)),
         h('td', null, h('button', { type: 'button', class: 'secondary small', onclick: () => saveJson(c, `taskgate-certificate-${c.id}.json`) }, 'Download'))))
-      certSlot.replaceChildren(
+      fill(certSlot,
         h('div', { class: 'card-head' }, h('h2', null, 'Compliance certificates'), generate),
         h('p', { class: 'muted' }, 'Signed by the service key (EIP-191 over keccak256 of the canonical JSON); verifiable from the certificate alone (docs/compliance.md). Issued every month for PRO and ENTERPRISE.'),
         certs.length
@@ -91,7 +91,7 @@ route('compliance', {
     }
 
     await Promise.all([loadTos().catch(ctx.error), loadCerts().catch((err) => {
-      if (err instanceof ApiError && err.problem.code === 'TIER_REQUIRED') certSlot.replaceChildren(h('h2', null, 'Compliance certificates'), h('p', { class: 'muted' }, 'Certificates are available on the PRO and ENTERPRISE tiers.'))
+      if (err instanceof ApiError && err.problem.code === 'TIER_REQUIRED') fill(certSlot, h('h2', null, 'Compliance certificates'), h('p', { class: 'muted' }, 'Certificates are available on the PRO and ENTERPRISE tiers.'))
       else ctx.error(err)
     })])
   },

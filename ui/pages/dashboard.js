@@ -3,17 +3,17 @@
 import { activityCharts, rangePicker } from '../components/charts.js'
 import { pageHead, statCard, trend } from '../components/layout.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { fill, h } from '../lib/dom.js'
 import { fmtInt, intParam } from '../lib/format.js'
 import { route } from '../lib/router.js'
 
 route('dashboard', {
-  title: 'Dashboard', nav: 'Dashboard', order: 5,
+  title: 'Dashboard', nav: 'Dashboard', group: 'operate', order: 5,
   render: async (ctx) => {
     const days = [7, 30, 90].includes(intParam(ctx.params, 'days', 30)) ? intParam(ctx.params, 'days', 30) : 30
     const [d, daily] = await Promise.all([api('GET', '/api/v1/operator/dashboard'), api('GET', `/api/v1/operator/stats/daily?days=${days}`)])
     if (!ctx.alive()) return
-    ctx.view.replaceChildren(
+    fill(ctx.view,
       pageHead('Dashboard', `${daily.from} to ${daily.to} (UTC)`, rangePicker(days, (n) => `#/dashboard?days=${n}`)),
       h('div', { class: 'stats' },
         statCard('Credits left', `${fmtInt(d.creditsRemaining)} / ${fmtInt(d.creditsTotal)}`, `resets in ${d.creditsResetDays} days`),

@@ -4,10 +4,11 @@
 // Reached at /explorer/<kind>/<id> (the server answers those paths with the console) or #/explorer/…
 import { badge, jsonBlock, mono, taskStatusBadge } from '../components/cells.js'
 import { dl, pageHead } from '../components/layout.js'
+import { passportCard } from '../components/passport.js'
 import { dataTable } from '../components/table.js'
 import { checkList, failure, verdict } from '../components/verdict.js'
 import { api, ApiError } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { fill, h } from '../lib/dom.js'
 import { fmtDate, fmtInt, fmtScore } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { documentKind, fetchVerifiedBytes, isCid, verifyAttestation, verifyCertificate, verifyTypedDocument, verifyVerificationProof } from '../lib/verify.js'
@@ -42,7 +43,7 @@ async function verifiedDocument(cid) {
 }
 
 function notFound(view, what, id) {
-  view.replaceChildren(
+  fill(view,
     pageHead('Not found', `No ${what} with this id is recorded on this appliance.`),
     h('div', { class: 'card', 'data-not-found': what }, h('p', null, h('code', { class: 'break' }, id)), h('p', null, h('a', { href: '#/explorer' }, 'Search the explorer'))))
 }
@@ -92,7 +93,7 @@ async function documentPage(ctx, cid) {
     ])), h('p', { class: 'muted' }, 'A task document is not signed itself: its CID is signed in the task\'s receipt.'))
   }
   if (doc) parts.push(rawFold(doc))
-  ctx.view.replaceChildren(...parts)
+  fill(ctx.view, ...parts)
 }
 
 const TITLES = { receipt: 'Signed receipt', tos: 'Terms of Service acceptance', certificate: 'Compliance certificate', task: 'Task document', attestation: 'Attestation' }
@@ -114,7 +115,7 @@ async function attestationPage(ctx, uid) {
   if (!att) return notFound(ctx.view, 'attestation', uid)
   const r = await verifyAttestation(att, s)
   const m = att.sig?.message ?? {}
-  ctx.view.replaceChildren(pageHead('EAS offchain attestation', uid), verdict(r),
+  fill(ctx.view, pageHead('EAS offchain attestation', uid), verdict(r),
     h('div', { class: 'card' }, dl([['UID', mono(att.uid)], ['Task', mono(att.taskId)], ['Schema', mono(m.schema)], ['Time', fmtDate(new Date(Number(m.time) * 1000).toISOString())], ['Attester', mono(att.signer)]])),
     checkList(r), rawFold(att))
 }
@@ -131,7 +132,7 @@ async function verificationPage(ctx, proof) {
   const receiptResult = receipt ? await verifyTypedDocument(receipt, s, 'receipt') : null
   if (!ctx.alive()) return
   const rec = v.record ?? {}
-  ctx.view.replaceChildren(pageHead('Verification proof', proof),
+  fill(ctx.view, pageHead('Verification proof', proof),
     verdict(proofResult, 'Proof'), receiptResult ? verdict(receiptResult, 'Receipt signature') : failure('No readable signed receipt names this proof yet'),
     h('div', { class: 'card' }, dl([
       ['Status', badge(rec.status, rec.status === 'VERIFIED' ? 'green' : 'red')], ['Score', fmtScore(rec.score)], ['Threshold', fmtScore(rec.threshold)],
@@ -151,25 +152,11 @@ async function agentPage(ctx, agentId) {
   if (!ctx.alive()) return
   if (!p) return notFound(ctx.view, 'agent', agentId)
   const rank = board && ['data', 'quarantined', 'archived'].map((k) => [k, board[k].find((e) => e.agentId === agentId)]).find(([, e]) => e)
-  ctx.view.replaceChildren(pageHead('Agent passport', agentId), passportCard(p, rank),
+  document.title = `${p.displayName} · Agent passport · TaskGate`
+  fill(ctx.view, pageHead(p.displayName, h('span', null, 'Agent passport · ', h('code', { class: 'break' }, p.agentId))), passportCard(p, rank),
     h('div', { class: 'card' }, h('h2', null, 'Recent tasks'), dataTable(['Task', 'Status', 'Verified', 'Receipt', 'Created'], (tasks.data ?? []).map((t) => h('tr', null,
       h('td', null, mono(t.id)), h('td', null, taskStatusBadge(t.status)), h('td', null, t.verificationStatus ?? '—'),
       h('td', null, xlink('receipt', t.receiptCid, t.receiptCid ? 'verify' : null)), h('td', null, fmtDate(t.createdAt)))))))
-}
-
-/** Trust level, what the next one takes, and the metrics with their meaning. */
-export function passportCard(p, rank) {
-  const next = p.nextLevel
-  return h('div', { class: 'card' },
-    h('p', null, badge(p.trustLevel, p.trustLevel === 'TRUSTED' ? 'green' : p.trustLevel === 'QUARANTINE' ? 'red' : ''),
-      rank ? h('span', { class: 'muted' }, ` · #${rank[1].rank} on the ${rank[0] === 'data' ? '' : `${rank[0]} `}leaderboard (score ${rank[1].score})`) : null),
-    next ? h('p', null, `Next: ${next.trustLevel} — needs `, next.requirements.map((q, i) => h('span', { class: q.met ? 'check-ok' : 'check-bad' },
-      `${i ? ', ' : ''}${q.metric} ${q.minimum !== undefined ? `≥ ${q.minimum}` : `≤ ${q.maximum}`} (now ${q.current}${q.met ? ' ✓' : ''})`))) : h('p', null, 'Highest trust level reached.'),
-    dl([
-      ['ARI', `${p.ari} — success rate, smoothed`], ['VCI', `${p.vci} — verified share × mean verification score`],
-      ['CQ', `${p.cq} — consistency of latency and output size`], ['Drift', `${p.driftScore} — distance of the latest task from the agent's usual behaviour`],
-      ['Tasks', `${fmtInt(p.totalTasks)} completed, ${fmtInt(p.verifiedTasks)} verified`], ['Enrolled', fmtDate(p.enrolledAt)], ['Last active', fmtDate(p.lastActiveAt)],
-    ]))
 }
 
 // ------------------------------------------------------------------ the page
@@ -182,21 +169,21 @@ function searchPage(ctx) {
     const kind = /^0x[0-9a-fA-F]{64}$/.test(q) ? 'attestation' : /^(b[a-z2-7]{20,}|Qm[1-9A-HJ-NP-Za-km-z]{44})$/.test(q) ? 'receipt' : 'agent'
     location.hash = explorerHref(kind, q)
   } }, input, h('button', { type: 'submit' }, 'Open'))
-  ctx.view.replaceChildren(pageHead('Explorer', 'Look up a receipt or document (CID), an attestation (UID) or an agent. Every signature is checked in your browser.'), h('div', { class: 'card' }, form),
+  fill(ctx.view, pageHead('Explorer', 'Look up a receipt or document (CID), an attestation (UID) or an agent. Every signature is checked in your browser.'), h('div', { class: 'card' }, form),
     h('p', { class: 'muted' }, 'A 0x… value opens as an attestation; for a verification proof use /explorer/verification/<proof>.'))
 }
 
 const PAGES = { receipt: documentPage, attestation: attestationPage, verification: verificationPage, agent: agentPage }
 
 route('explorer', {
-  title: 'Explorer', auth: 'any', nav: 'Explorer', order: 90,
+  title: 'Explorer', auth: 'any', nav: 'Explorer', group: 'public', order: 90,
   render: async (ctx) => {
     const slash = ctx.sub.indexOf('/')
     const kind = slash > 0 ? ctx.sub.slice(0, slash) : ctx.sub
     const id = slash > 0 ? ctx.sub.slice(slash + 1) : ''
     const page = PAGES[kind]
     if (!page || !id) return searchPage(ctx)
-    ctx.view.replaceChildren(h('p', { class: 'muted' }, 'Checking signatures…'))
+    fill(ctx.view, h('p', { class: 'muted' }, 'Checking signatures…'))
     await page(ctx, id)
   },
 })

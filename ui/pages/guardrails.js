@@ -3,7 +3,7 @@ import { dash, dateCell, jsonBlock } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { dl, pageHead } from '../components/layout.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { CAPABILITIES } from '../lib/domain.js'
 import { fmtInt } from '../lib/format.js'
 import { route } from '../lib/router.js'
@@ -45,11 +45,11 @@ function countdown(iso, ctx, onDone) {
 }
 
 route('guardrails', {
-  title: 'Guardrails', nav: 'Guardrails', order: 55,
+  title: 'Guardrails', nav: 'Guardrails', group: 'govern', order: 55,
   async render(ctx) {
-    ctx.view.append(pageHead('Guardrails', 'Limits every task of this operator passes in stage 1. A change waits 30 seconds before it applies, so a leaked session cannot switch protections off silently; the kill-switch in the header applies at once.'))
+    append(ctx.view, pageHead('Guardrails', 'Limits every task of this operator passes in stage 1. A change waits 30 seconds before it applies, so a leaked session cannot switch protections off silently; the kill-switch in the header applies at once.'))
     const body = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
-    ctx.view.append(body)
+    append(ctx.view, body)
 
     async function refresh() {
       const g = await api('GET', '/api/v1/operator/guardrails')
@@ -58,7 +58,7 @@ route('guardrails', {
         ? h('div', { class: 'card pending' }, h('div', { class: 'card-head' }, h('h2', null, 'Pending'), countdown(g.pending.activatesAt, ctx, () => setTimeout(() => { if (ctx.alive()) refresh().catch(ctx.error) }, 1500))), guardrailRows(g.pending.config))
         : h('div', { class: 'card pending' }, h('h2', null, 'Pending'), h('p', { class: 'muted' }, 'No change waiting.'))
       const ks = g.killSwitch
-      body.replaceChildren(
+      fill(body,
         ks.active ? h('div', { class: 'card kill-switch-card' }, h('h2', null, 'Kill-switch is ON'), h('p', null, ks.reason || 'No reason given.'), h('p', { class: 'muted' }, 'Since ', dateCell(ks.updatedAt))) : null,
         h('div', { class: 'grid-2' }, h('div', { class: 'card current' }, h('h2', null, 'Active now'), guardrailRows(g.current)), pendingCard),
         editForm(g.pending ? g.pending.config : g.current),

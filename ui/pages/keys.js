@@ -5,17 +5,17 @@ import { field, submitting } from '../components/forms.js'
 import { pageHead } from '../components/layout.js'
 import { secretBox } from '../components/secret-box.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
 import { tableWrap } from '../components/table.js'
 import { ask } from '../components/dialog.js'
 
 route('keys', {
-  title: 'API keys', nav: 'Keys', order: 40,
+  title: 'API keys', nav: 'API keys', group: 'account', order: 40,
   async render(ctx) {
     const me = state.me
-    ctx.view.append(pageHead('API keys', 'Keys authenticate agents and scripts with the x-api-key header. The full key is shown only once, when it is created.'))
+    append(ctx.view, pageHead('API keys', 'Keys authenticate agents and scripts with the x-api-key header. The full key is shown only once, when it is created.'))
 
     const keySlot = h('div')
     let shownKeyId = null
@@ -28,7 +28,7 @@ route('keys', {
         h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Create key'))))
     const tableSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
 
-    ctx.view.append(
+    append(ctx.view,
       keySlot,
       h('div', { class: 'card' }, h('h2', null, 'Create a key'), form),
       h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Active keys'), me ? tierBadge(me.effectiveTier) : null), tableSlot))
@@ -36,7 +36,7 @@ route('keys', {
     async function refresh() {
       const keys = await api('GET', '/api/v1/operator/keys')
       if (!ctx.alive()) return
-      tableSlot.replaceChildren(keysTable(keys, revoke))
+      fill(tableSlot, keysTable(keys, revoke))
     }
 
     async function revoke(key) {
@@ -58,7 +58,7 @@ route('keys', {
       const created = await api('POST', '/api/v1/operator/keys', body)
       form.reset()
       shownKeyId = created.id
-      keySlot.replaceChildren(newKeyBox(created, () => keySlot.replaceChildren()))
+      fill(keySlot, newKeyBox(created, () => keySlot.replaceChildren()))
       await refresh()
     })
 

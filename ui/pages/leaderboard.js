@@ -4,7 +4,7 @@ import { badge, mono } from '../components/cells.js'
 import { pageHead } from '../components/layout.js'
 import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { fill, h } from '../lib/dom.js'
 import { fmtDate, fmtInt } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { explorerHref } from './explorer.js'
@@ -19,11 +19,11 @@ function board(title, rows, empty) {
 }
 
 route('leaderboard', {
-  title: 'Leaderboard', auth: 'any', nav: 'Leaderboard', order: 80,
+  title: 'Leaderboard', auth: 'any', nav: 'Leaderboard', group: 'public', order: 80,
   render: async (ctx) => {
     const b = await api('GET', '/api/v1/public/leaderboard?limit=50', undefined, { auth: false })
     if (!ctx.alive()) return
-    ctx.view.replaceChildren(
+    fill(ctx.view,
       pageHead('Leaderboard', `Top agents by composite score · computed ${fmtDate(b.generatedAt)}`),
       board('Agents', b.data, 'No agent has finished a task yet.'),
       b.quarantined.length ? board('In quarantine', b.quarantined, '') : null,

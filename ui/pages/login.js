@@ -2,7 +2,7 @@
 import { accountBody, accountFields, loginField, signedIn } from '../components/account-form.js'
 import { field, submitting } from '../components/forms.js'
 import { api, loadOptions } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 
 route('login', {
@@ -12,9 +12,9 @@ route('login', {
     try { options = await loadOptions(true) } catch (err) { ctx.error(err) }
     if (!ctx.alive()) return
     const wrap = h('div', { class: 'narrow' }, h('div', { class: 'auth-title' }, h('h1', null, 'Sign in to TaskGate'), h('p', { class: 'muted' }, 'Operator console')))
-    ctx.view.append(wrap)
+    append(ctx.view, wrap)
     if (options && options.setupRequired) {
-      wrap.append(h('div', { class: 'note' }, 'This server has no operator yet: open the setup URL printed in the server console.'))
+      append(wrap, h('div', { class: 'note' }, 'This server has no operator yet: open the setup URL printed in the server console.'))
     }
 
     const loginForm = h('form', { class: 'form', 'aria-label': 'Sign in' },
@@ -26,9 +26,9 @@ route('login', {
     })
     const card = h('div', { class: 'card' }, loginForm)
     if (options && options.github) {
-      card.append(h('div', { class: 'divider' }, 'or'), h('a', { class: 'button github', href: '/api/v1/auth/github?ui=1' }, 'Sign in with GitHub'))
+      append(card, h('div', { class: 'divider' }, 'or'), h('a', { class: 'button github', href: '/api/v1/auth/github?ui=1' }, 'Sign in with GitHub'))
     }
-    wrap.append(card)
+    append(wrap, card)
 
     if (options && options.signup) {
       const signupForm = h('form', { class: 'form', 'aria-label': 'Sign up' }, ...accountFields(), h('button', { type: 'submit', class: 'full secondary' }, 'Create account'))
@@ -36,7 +36,7 @@ route('login', {
         signedIn(await api('POST', '/api/v1/auth/signup', accountBody(v), { auth: false }))
       })
       const signupCard = h('div', { class: 'card', id: 'signup' }, h('h2', null, 'Sign up'), h('p', { class: 'muted small' }, 'New here? Create an operator account.'), signupForm)
-      wrap.append(signupCard)
+      append(wrap, signupCard)
     }
   },
 })

@@ -3,7 +3,7 @@ import { clearBanner } from '../components/banner.js'
 import { dash, dateCell, tierBadge } from '../components/cells.js'
 import { pageHead } from '../components/layout.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { STATUSES, TIERS } from '../lib/domain.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
@@ -11,18 +11,18 @@ import { tableWrap } from '../components/table.js'
 import { ask } from '../components/dialog.js'
 
 route('operators', {
-  title: 'Operators', nav: 'Operators', order: 60,
+  title: 'Operators', nav: 'Operators', group: 'admin', order: 60,
   visible: (me) => !!(me && me.flags && me.flags.admin),
   async render(ctx) {
-    ctx.view.append(pageHead('Operators', 'Every operator account on this server. Changes apply immediately.'))
+    append(ctx.view, pageHead('Operators', 'Every operator account on this server. Changes apply immediately.'))
     const tableSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
-    ctx.view.append(tableSlot)
+    append(ctx.view, tableSlot)
     const ops = await api('GET', '/api/v1/admin/operators')
     if (!ctx.alive()) return
-    if (!ops.length) { tableSlot.replaceChildren(h('div', { class: 'empty' }, 'No operators.')); return }
+    if (!ops.length) { fill(tableSlot, h('div', { class: 'empty' }, 'No operators.')); return }
     const tbody = h('tbody')
-    for (const op of ops) tbody.append(operatorRow(op, ctx))
-    tableSlot.replaceChildren(tableWrap(h('table', null,
+    for (const op of ops) append(tbody, operatorRow(op, ctx))
+    fill(tableSlot, tableWrap(h('table', null,
       h('thead', null, h('tr', null, ['Login', 'Email', 'Role', 'Tier', 'Override', 'Effective', 'Status', 'Created'].map((t) => h('th', null, t)))),
       tbody)))
   },
@@ -66,6 +66,3 @@ function operatorRow(op, ctx) {
   status.addEventListener('change', () => patch({ status: status.value }, status, op.status, 'status'))
   return row
 }
-
-// ---------------------------------------------------------------------------
-// Shared pieces of the agent, task, billing and provider pages

@@ -3,11 +3,11 @@ import { dash, dateCell, statusBadge, tierBadge } from '../components/cells.js'
 import { logout, renderNav } from '../components/header.js'
 import { pageHead } from '../components/layout.js'
 import { loadMe } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 
 route('profile', {
-  title: 'Profile', nav: 'Profile', order: 50,
+  title: 'Profile', nav: 'Profile', group: 'account', order: 50,
   async render(ctx) {
     const me = await loadMe(true)
     if (!ctx.alive()) return
@@ -31,7 +31,7 @@ route('profile', {
         : dash()],
     ]
     const logoutBtn = h('button', { type: 'button', class: 'secondary', onclick: logout }, 'Sign out')
-    ctx.view.append(
+    append(ctx.view,
       pageHead('Profile', 'Your operator account.', logoutBtn),
       h('div', { class: 'card' }, h('dl', { class: 'dl' }, rows.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, v)]))),
       h('p', { class: 'muted small' }, 'Signing out ends every session of this account (all bearer tokens stop working). API keys keep working.'))

@@ -4,25 +4,25 @@ import { badge } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { foldCard, pageHead } from '../components/layout.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 import { tableWrap } from '../components/table.js'
 import { ask } from '../components/dialog.js'
 
 route('providers', {
-  title: 'Providers', nav: 'Providers', order: 70,
+  title: 'Providers', nav: 'Providers', group: 'admin', order: 70,
   visible: (me) => !!(me && me.flags && me.flags.admin),
   async render(ctx) {
-    ctx.view.append(pageHead('Providers', 'LLM providers that run task compute, each with a pool of API keys. Keys are stored sealed and never shown again.'))
+    append(ctx.view, pageHead('Providers', 'LLM providers that run task compute, each with a pool of API keys. Keys are stored sealed and never shown again.'))
     const tableSlot = h('div', null, h('p', { class: 'muted' }, 'Loading…'))
     const form = providerForm()
     const formCard = foldCard('Add a provider', false, form)
-    ctx.view.append(formCard, h('div', { class: 'card' }, h('h2', null, 'Providers'), tableSlot))
+    append(ctx.view, formCard, h('div', { class: 'card' }, h('h2', null, 'Providers'), tableSlot))
 
     async function refresh() {
       const list = await api('GET', '/api/v1/admin/providers')
       if (!ctx.alive()) return
-      tableSlot.replaceChildren(providersTable(list, remove))
+      fill(tableSlot, providersTable(list, remove))
     }
     async function remove(p) {
       if (!(await ask(`Remove the provider "${p.name}"?\n\nIts models stop being served and its ${p.keys.length} key(s) are deleted.`, { confirm: 'Remove', danger: true }))) return
@@ -103,6 +103,3 @@ function providersTable(list, onRemove) {
         ? h('span', { class: 'muted small', title: 'The builtin provider cannot be removed' }, 'built in')
         : h('button', { type: 'button', class: 'danger small', onclick: () => onRemove(p) }, 'Delete')))))))
 }
-
-// ---------------------------------------------------------------------------
-// Start

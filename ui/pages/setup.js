@@ -2,7 +2,7 @@
 import { accountBody, accountFields, signedIn } from '../components/account-form.js'
 import { field, submitting } from '../components/forms.js'
 import { api, loadOptions } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, h } from '../lib/dom.js'
 import { route } from '../lib/router.js'
 import { state } from '../lib/session.js'
 
@@ -14,11 +14,11 @@ route('setup', {
     try { options = await loadOptions(true) } catch (err) { ctx.error(err) }
     if (!ctx.alive()) return
     const card = h('div', { class: 'card' })
-    ctx.view.append(h('div', { class: 'narrow' },
+    append(ctx.view, h('div', { class: 'narrow' },
       h('div', { class: 'auth-title' }, h('h1', null, 'Set up TaskGate'), h('p', { class: 'muted' }, 'Create the first operator. It becomes the administrator.')),
       card))
     if (options && !options.setupRequired) {
-      card.append(h('p', null, 'Setup is already complete on this server.'), h('a', { class: 'button full', href: '#/login' }, 'Go to sign in'))
+      append(card, h('p', null, 'Setup is already complete on this server.'), h('a', { class: 'button full', href: '#/login' }, 'Go to sign in'))
       return
     }
     const tokenInput = h('input', { type: 'text', name: 'token', required: true, maxlength: 128, autocomplete: 'off', spellcheck: 'false' })
@@ -28,12 +28,12 @@ route('setup', {
       token ? null : field('Setup token', tokenInput),
       ...accountFields(),
       h('button', { type: 'submit', class: 'full' }, 'Create administrator'))
-    if (token) { tokenInput.type = 'hidden'; form.append(tokenInput) }
+    if (token) { tokenInput.type = 'hidden'; append(form, tokenInput) }
     submitting(form, ctx, async (v) => {
       const res = await api('POST', '/api/v1/setup', { token: v.token.trim(), ...accountBody(v) }, { auth: false })
       state.options = null
       signedIn(res)
     })
-    card.append(form)
+    append(card, form)
   },
 })

@@ -5,7 +5,7 @@ import { foldCard, pageHead } from '../components/layout.js'
 import { pager } from '../components/pager.js'
 import { taskPanel } from '../components/task-panel.js'
 import { api, ApiError } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { TASK_STATUSES } from '../lib/domain.js'
 import { fmtMs, intParam, qs } from '../lib/format.js'
 import { route } from '../lib/router.js'
@@ -13,7 +13,7 @@ import { taskDetailPage } from './task-detail.js'
 import { tableWrap } from '../components/table.js'
 
 route('tasks', {
-  title: 'Tasks', nav: 'Tasks', order: 20,
+  title: 'Tasks', nav: 'Tasks', group: 'operate', order: 20,
   render(ctx) { return ctx.sub ? taskDetailPage(ctx, ctx.sub) : tasksPage(ctx) },
 })
 
@@ -31,7 +31,7 @@ async function tasksPage(ctx) {
   statusSel.addEventListener('change', () => { location.hash = hrefFor(1, statusSel.value) })
   const refreshBtn = h('button', { type: 'button', class: 'secondary small', onclick: () => loadTable().catch(ctx.error) }, 'Refresh')
 
-  ctx.view.append(
+  append(ctx.view,
     pageHead('Tasks', 'Tasks your agents ran through the 8-stage pipeline, newest first.'),
     submitSlot,
     h('div', { class: 'card' },
@@ -45,16 +45,16 @@ async function tasksPage(ctx) {
   const agents = await api('GET', '/api/v1/agents')
   if (!ctx.alive()) return
   names = new Map(agents.map((a) => [a.agentId, a.displayName]))
-  submitSlot.append(submitTaskCard(ctx, agents, submitFor, () => loadTable().catch(ctx.error)))
+  append(submitSlot, submitTaskCard(ctx, agents, submitFor, () => loadTable().catch(ctx.error)))
   await loadTable()
 
   async function loadTable() {
     const res = await api('GET', `/api/v1/operator/tasks${qs({ page, limit: 20, status, agentId: agentFilter })}`)
     if (!ctx.alive()) return
     if (!res.data.length) {
-      tableSlot.replaceChildren(h('div', { class: 'empty' }, status || agentFilter ? 'No tasks match this filter.' : 'No tasks yet. Submit one above.'))
+      fill(tableSlot, h('div', { class: 'empty' }, status || agentFilter ? 'No tasks match this filter.' : 'No tasks yet. Submit one above.'))
     } else {
-      tableSlot.replaceChildren(
+      fill(tableSlot,
         tableWrap(h('table', null,
           h('thead', null, h('tr', null, ['Task', 'Type', 'Status', 'Agent', 'Provider', 'Latency', 'Verification', 'Created'].map((t) => h('th', null, t)))),
           h('tbody', null, res.data.map((t) => h('tr', { dataset: { taskId: t.id } },
@@ -84,7 +84,7 @@ function submitTaskCard(ctx, agents, preselect, onSettled) {
   function syncAgent() {
     const a = active.find((x) => x.agentId === agentSel.value) || active[0]
     const prev = typeSel.value
-    typeSel.replaceChildren(...a.capabilities.map((c) => h('option', { value: c }, c)))
+    fill(typeSel, ...a.capabilities.map((c) => h('option', { value: c }, c)))
     if (a.capabilities.includes(prev)) typeSel.value = prev
     modelInput.placeholder = `agent default (${a.model})`
   }
@@ -103,7 +103,7 @@ function submitTaskCard(ctx, agents, preselect, onSettled) {
   const showTask = (task) => {
     if (panel) panel.destroy()
     panel = taskPanel(task, ctx, { compact: true, onSettled })
-    resultSlot.replaceChildren(h('h3', null, 'Result'), panel.el)
+    fill(resultSlot, h('h3', null, 'Result'), panel.el)
     onSettled()
   }
   submitting(form, ctx, async (v) => {
@@ -117,7 +117,7 @@ function submitTaskCard(ctx, agents, preselect, onSettled) {
     } catch (err) {
       if (err instanceof ApiError && err.problem && err.problem.task && err.problem.task.id) showTask(err.problem.task)
       if (err instanceof ApiError && err.status === 402) {
-        resultSlot.replaceChildren(h('div', { class: 'note' }, 'You are out of credits. ', h('a', { href: '#/billing' }, 'Get testnet USDC or check your balance on the Billing page →')))
+        fill(resultSlot, h('div', { class: 'note' }, 'You are out of credits. ', h('a', { href: '#/billing' }, 'Get testnet USDC or check your balance on the Billing page →')))
       }
       throw err
     }

@@ -5,13 +5,13 @@ import { pager } from '../components/pager.js'
 import { secretBox } from '../components/secret-box.js'
 import { dataTable } from '../components/table.js'
 import { api } from '../lib/api.js'
-import { h } from '../lib/dom.js'
+import { append, fill, h } from '../lib/dom.js'
 import { intParam, qs } from '../lib/format.js'
 import { route } from '../lib/router.js'
 import { ask } from '../components/dialog.js'
 
 route('webhooks', {
-  title: 'Webhook deliveries', nav: 'Webhooks', order: 58,
+  title: 'Webhook deliveries', nav: 'Webhooks', group: 'govern', order: 58,
   async render(ctx) {
     const page = intParam(ctx.params, 'page', 1)
     const secretSlot = h('div')
@@ -20,16 +20,16 @@ route('webhooks', {
       if (!(await ask('Create a new webhook signing secret?\n\nThe old one stops signing at once (a secret set in the guardrails takes precedence).', { confirm: 'Create' }))) return
       try {
         const r = await api('POST', '/api/v1/operator/webhooks/secret')
-        secretSlot.replaceChildren(secretBox({ title: 'Webhook signing secret', secret: r.secret, note: 'Receivers check x-taskgate-signature (HMAC-SHA256 of the raw body) with it; see docs/webhooks.md.', dismiss: () => secretSlot.replaceChildren() }))
+        fill(secretSlot, secretBox({ title: 'Webhook signing secret', secret: r.secret, note: 'Receivers check x-taskgate-signature (HMAC-SHA256 of the raw body) with it; see docs/webhooks.md.', dismiss: () => secretSlot.replaceChildren() }))
       } catch (err) { ctx.error(err) }
     })
-    ctx.view.append(pageHead('Webhook deliveries', 'Approval events sent to your approval webhook URL and one-shot callbacks, signed with HMAC-SHA256 and EIP-712, retried with backoff (up to 8 attempts).', rotate), secretSlot)
+    append(ctx.view, pageHead('Webhook deliveries', 'Approval events sent to your approval webhook URL and one-shot callbacks, signed with HMAC-SHA256 and EIP-712, retried with backoff (up to 8 attempts).', rotate), secretSlot)
     const slot = h('div', { class: 'card' }, h('p', { class: 'muted' }, 'Loading…'))
-    ctx.view.append(slot)
+    append(ctx.view, slot)
     const r = await api('GET', `/api/v1/operator/webhooks/deliveries${qs({ page })}`)
     if (!ctx.alive()) return
     const color = { delivered: 'green', failed: 'red', pending: 'amber' }
-    slot.replaceChildren(r.data.length
+    fill(slot, r.data.length
       ? h('div', null, dataTable(['Created', 'Event', 'URL', 'Status', 'Attempts', 'Last answer', 'Next attempt'],
         r.data.map((d) => h('tr', null,
           h('td', null, dateCell(d.createdAt)), h('td', null, h('code', null, d.event)), h('td', null, mono(d.url)),
