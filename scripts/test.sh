@@ -19,7 +19,7 @@ if [ ! -f test/interop/node_modules/.package-lock.json ]; then
   args=(--path-ignore-patterns='test/interop/**' "${args[@]}")
 fi
 out=$(mktemp)
-"$BUN" test "${args[@]}" 2>&1 | tee "$out"
+"$BUN" test --timeout 30000 "${args[@]}" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 p=$(grep -Eo '^ *[0-9]+ pass$' "$out" | grep -Eo '[0-9]+' | tail -1)
 f=$(grep -Eo '^ *[0-9]+ fail$' "$out" | grep -Eo '[0-9]+' | tail -1)
