@@ -1,7 +1,9 @@
 // Configuration: flags > environment (TASKGATE_*) > taskgate.toml in the data dir > defaults.
 // Every setting is declared once in SETTINGS; the loader, the README table and `taskgate config`
 // all read that list.
+import { Resolver } from 'node:dns'
 import { existsSync, readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 
@@ -45,7 +47,8 @@ export const SETTINGS: Setting[] = [
   { key: 'github.apiUrl', env: 'TASKGATE_GITHUB_API_URL', kind: 'string', def: 'https://api.github.com', doc: 'GitHub API base URL.' },
   { key: 'metrics.token', env: 'TASKGATE_METRICS_TOKEN', kind: 'string', def: '', doc: 'When set, /metrics requires `Authorization: Bearer <token>`.' },
   { key: 'tos.required', env: 'TASKGATE_TOS_REQUIRED', kind: 'bool', def: false, doc: 'Require acceptance of the current Terms of Service before submit and compute (403 TOS_NOT_ACCEPTED).' },
-  { key: 'webhooks.allowPrivate', env: 'TASKGATE_WEBHOOK_ALLOW_PRIVATE', kind: 'bool', def: false, doc: 'Let webhook and callback URLs reach loopback, private, link-local and metadata addresses (tests, trusted LANs).' },
+  { key: 'webhooks.allowPrivate', env: 'TASKGATE_WEBHOOK_ALLOW_PRIVATE', kind: 'bool', def: false, doc: 'Let webhook and callback URLs reach loopback, private, link-local, metadata and other special-purpose addresses (tests, trusted LANs).' },
+  { key: 'webhooks.dnsServers', env: 'TASKGATE_DNS_SERVERS', kind: 'string', def: '', doc: 'DNS servers for the one lookup of each webhook and callback delivery (comma-separated ip or ip:port; default: the system resolver).' },
   { key: 'testClock', env: 'TASKGATE_TEST_CLOCK', kind: 'bool', def: false, doc: 'Enable the admin test clock (testnet only).' },
   { key: 'tiers.free.monthlyCredits', env: 'TASKGATE_TIERS_FREE_MONTHLY_CREDITS', kind: 'int', def: 100, doc: 'Monthly credit allocation, FREE.' },
   { key: 'tiers.pro.monthlyCredits', env: 'TASKGATE_TIERS_PRO_MONTHLY_CREDITS', kind: 'int', def: 1000, doc: 'Monthly credit allocation, PRO.' },
@@ -107,6 +110,8 @@ export interface Config {
   testClock: boolean
   /** Webhook and callback URLs may reach private addresses (TASKGATE_WEBHOOK_ALLOW_PRIVATE). */
   webhookAllowPrivate: boolean
+  /** DNS servers of outbound requests (TASKGATE_DNS_SERVERS); empty: the system resolver. */
+  dnsServers: string[]
   /** Submit and compute need the current ToS accepted. */
   tosRequired: boolean
   monthlyCredits: Record<Tier, number>
@@ -207,6 +212,10 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
   if (threshold < 0 || threshold > 1) throw new ConfigError('verification.threshold: expected a number in [0, 1]')
   const payTo = flat['x402.payTo'] as string
   if (payTo && !/^0x[0-9a-fA-F]{40}$/.test(payTo)) throw new ConfigError('x402.payTo: expected an EVM address')
+  const dnsServers = (flat['webhooks.dnsServers'] as string).split(',').map((x) => x.trim()).filter(Boolean)
+  for (const d of dnsServers) { // the resolver takes a port past 65535; the URL parser does not
+    try { if (!isIP(d)) new URL(`dns://${d}`); new Resolver().setServers([d]) } catch { throw new ConfigError(`webhooks.dnsServers: ${JSON.stringify(d)} is not an ip, ip:port or [ipv6]:port`) }
+  }
   const gh = { clientId: flat['github.clientId'] as string, clientSecret: flat['github.clientSecret'] as string }
   return {
     dataDir: flat.dataDir as string,
@@ -238,6 +247,7 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     metricsToken: flat['metrics.token'] as string,
     testClock: (flat.testClock as boolean) && phase === 'testnet',
     webhookAllowPrivate: flat['webhooks.allowPrivate'] as boolean,
+    dnsServers,
     tosRequired: flat['tos.required'] as boolean,
     monthlyCredits: {
       FREE: flat['tiers.free.monthlyCredits'] as number,

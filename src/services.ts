@@ -49,6 +49,7 @@ import { configView } from './guardrails/store'
 import { killSwitchOf } from './guardrails/kill-switch'
 import { ApprovalService } from './approvals/service'
 import { WebhookOutbox } from './webhooks/outbox'
+import { Outbound } from './lib/outbound'
 import { WebhookSecrets } from './webhooks/secrets'
 import type { StoredConfig } from './guardrails/store'
 import { DailyStats } from './stats/daily'
@@ -108,6 +109,8 @@ export interface Services {
   approvals: ApprovalService
   /** The durable webhook outbox. */
   outbox: WebhookOutbox
+  /** Outbound requests on an operator's behalf: URL checks and the pinned request (webhooks, callbacks). */
+  outbound: Outbound
   /** HMAC keys of the operators' webhooks. */
   webhookSecrets: WebhookSecrets
   explorer: { tx(hash: string): string; attestation(uid: string): string }
@@ -181,6 +184,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     exporter: null as unknown as ExportService,
     approvals: null as unknown as ApprovalService,
     outbox: null as unknown as WebhookOutbox,
+    outbound: new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers }),
     webhookSecrets: null as unknown as WebhookSecrets,
     credits: null as unknown as CreditService,
     explorer: {
@@ -213,7 +217,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     return { tasks, jobs: jobs.filter((j) => !j.taskId).length }
   })
   s.webhookSecrets = new WebhookSecrets(db.$client, clock, secrets.dataKey, (id) => (s.guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
-  s.outbox = new WebhookOutbox(db.$client, clock, s.jobs, log, { signer: s.signer, secretFor: (id) => s.webhookSecrets.secretFor(id), allowPrivate: config.webhookAllowPrivate })
+  s.outbox = new WebhookOutbox(db.$client, clock, s.jobs, log, { signer: s.signer, secretFor: (id) => s.webhookSecrets.secretFor(id), outbound: s.outbound })
   s.approvals = new ApprovalService(db.$client, clock, s.jobs, s.outbox, {
     settings: (id) => s.guardrails.current(id),
     trustLevelOf: (agentId) => { const a = s.agents.byId(agentId); return a ? s.agents.trust(a).trustLevel : 'QUARANTINE' },

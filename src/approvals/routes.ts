@@ -4,7 +4,6 @@
 import { defineRoute } from '../http/route'
 import { queryInt } from '../http/schemas'
 import type { Services } from '../services'
-import { assertUrlAllowed } from '../webhooks/url-check'
 import { Approval, APPROVAL_PAGE, ApprovalIdParams, ApprovalListQuery, CallbackBody, CallbackRegistered, ResolveBody, Resolved } from './schema'
 import { t } from 'elysia'
 
@@ -51,12 +50,12 @@ export function approvalRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/api/v1/approvals/:id/callback', auth: 'either', tags, params: ApprovalIdParams, body: CallbackBody,
       summary: 'Register a one-shot callback URL for the resolution',
-      description: 'On resolution (approved, denied, or expired) the URL gets one `approval.resolved` POST, signed like the webhooks (docs/webhooks.md), and the registration is removed; a newer registration replaces an older one. The URL must be http(s) and, unless `TASKGATE_WEBHOOK_ALLOW_PRIVATE=1`, not resolve to a loopback, private, link-local or metadata address (400 WEBHOOK_URL_NOT_ALLOWED; checked again at delivery). A request no longer pending → 409 APPROVAL_ALREADY_RESOLVED.',
+      description: 'On resolution (approved, denied, or expired) the URL gets one `approval.resolved` POST, signed like the webhooks (docs/webhooks.md), and the registration is removed; a newer registration replaces an older one. The URL must be http(s) and, unless `TASKGATE_WEBHOOK_ALLOW_PRIVATE=1`, not resolve to a loopback, private, link-local, metadata or other special-purpose address (400 WEBHOOK_URL_NOT_ALLOWED; checked again at delivery, and the POST goes to the address checked then: docs/security.md). A request no longer pending → 409 APPROVAL_ALREADY_RESOLVED.',
       errors: { 400: ['WEBHOOK_URL_NOT_ALLOWED'], 404: ['NOT_FOUND'], 409: ['APPROVAL_ALREADY_RESOLVED'] },
       responses: { 201: { description: 'registered', schema: CallbackRegistered } },
       handler: async ({ auth, params, body, set }) => {
         s.approvals.owned(auth.operator.id, params.id)
-        await assertUrlAllowed(body.callbackUrl, s.config.webhookAllowPrivate, 'callbackUrl')
+        await s.outbound.assertAllowed(body.callbackUrl, 'callbackUrl')
         s.approvals.registerCallback(auth, params.id, body.callbackUrl)
         set.status = 201
         return { registered: true as const, approvalId: params.id }

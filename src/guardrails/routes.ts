@@ -3,7 +3,6 @@
 import type { Services } from '../services'
 import { defineRoute } from '../http/route'
 import { killSwitchOf } from './kill-switch'
-import { assertUrlAllowed } from '../webhooks/url-check'
 import { GuardrailsPatch, GuardrailsPatched, GuardrailsView, KillSwitchBody, KillSwitchView } from './schema'
 import { ACTIVATION_DELAY_MS, configView, WRITE_INTERVAL_MS } from './store'
 
@@ -30,11 +29,11 @@ export function guardrailRoutes(s: Services) {
     defineRoute({
       method: 'PATCH', path: '/api/v1/operator/guardrails', auth: 'bearer', tags, body: GuardrailsPatch,
       summary: 'Queue a guardrail change (active 30 s later)',
-      description: `A partial config: omitted fields keep the newest value (the pending config if there is one, else the current one). The result is queued as \`pending\` and becomes active at \`activatesAt\` = now + ${ACTIVATION_DELAY_MS / 1000} s (the service clock), on the durable scheduler: also across a restart, and at once on start when the server was down at \`activatesAt\`. A newer PATCH replaces a pending one (and restarts the delay). One write per ${WRITE_INTERVAL_MS / 1000} s: a second one within it → 429 RATE_LIMITED with Retry-After. Every bad field → 400 VALIDATION_FAILED, each listed in \`errors\`. \`blockedPatterns\` are plain substrings (never regular expressions), matched case-insensitively in linear time; at most 100 of 200 characters. Stage 1 enforces the active config on every submission: a block fails the task (403 GUARDRAIL_BLOCKED with the FAILED task, no credit spent). \`approvalWebhookUrl\` must not reach a loopback, private, link-local or metadata address, also after DNS resolution (400 WEBHOOK_URL_NOT_ALLOWED, unless TASKGATE_WEBHOOK_ALLOW_PRIVATE=1); see docs/webhooks.md.`,
+      description: `A partial config: omitted fields keep the newest value (the pending config if there is one, else the current one). The result is queued as \`pending\` and becomes active at \`activatesAt\` = now + ${ACTIVATION_DELAY_MS / 1000} s (the service clock), on the durable scheduler: also across a restart, and at once on start when the server was down at \`activatesAt\`. A newer PATCH replaces a pending one (and restarts the delay). One write per ${WRITE_INTERVAL_MS / 1000} s: a second one within it → 429 RATE_LIMITED with Retry-After. Every bad field → 400 VALIDATION_FAILED, each listed in \`errors\`. \`blockedPatterns\` are plain substrings (never regular expressions), matched case-insensitively in linear time; at most 100 of 200 characters. Stage 1 enforces the active config on every submission: a block fails the task (403 GUARDRAIL_BLOCKED with the FAILED task, no credit spent). \`approvalWebhookUrl\` must not reach a loopback, private, link-local, metadata or other special-purpose address, also after DNS resolution (400 WEBHOOK_URL_NOT_ALLOWED, unless TASKGATE_WEBHOOK_ALLOW_PRIVATE=1); see docs/webhooks.md.`,
       responses: { 200: { description: 'queued', schema: GuardrailsPatched } },
       errors: { 400: ['WEBHOOK_URL_NOT_ALLOWED'] },
       handler: async ({ auth, body }) => {
-        if (body.approvalWebhookUrl) await assertUrlAllowed(body.approvalWebhookUrl, s.config.webhookAllowPrivate, 'approvalWebhookUrl')
+        if (body.approvalWebhookUrl) await s.outbound.assertAllowed(body.approvalWebhookUrl, 'approvalWebhookUrl')
         const r = s.guardrails.update(auth.operator.id, body)
         return { pending: configView(r.pending), activatesAt: iso(r.activatesAt) }
       },

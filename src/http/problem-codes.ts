@@ -29,7 +29,7 @@ export const PROBLEM_CODES: Record<string, string> = {
   INVALID_BASE_URL: 'baseUrl must be an http(s) URL',
   INVALID_NONCE: 'unknown nonce, or one issued to another operator',
   NONCE_EXPIRED: 'the nonce expired (10 minutes after issue)',
-  WEBHOOK_URL_NOT_ALLOWED: 'webhook and callback URLs must be http(s) and must not reach loopback, private, link-local or metadata addresses (also after DNS resolution); `field` names the URL',
+  WEBHOOK_URL_NOT_ALLOWED: 'webhook and callback URLs must be http(s) and must not reach loopback, private, link-local, metadata or other special-purpose addresses (also after DNS resolution); `field` names the URL',
   INVALID_SIGNATURE: 'the signature was not made by the wallet over this binding',
   OAUTH_STATE_INVALID: 'the GitHub sign-in state is missing, invalid or expired; start again',
   // credentials

@@ -6,6 +6,9 @@
 // answer delivers it, anything else (status, timeout, refused connection) is retried after 10 s,
 // 20 s, 40 s … (service clock) up to MAX_ATTEMPTS, each attempt with a 10 s timeout. Deliveries run
 // outside the pipeline and never block it; after a restart the pending ones continue where they were.
+// Each attempt resolves the URL's host once and connects to the address that passed the check
+// (src/lib/outbound.ts; docs/security.md, "Outbound requests"): a refused address fails the delivery
+// at once, before any connection, so it records a refusal and never an HTTP status.
 import { createHmac } from 'node:crypto'
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
@@ -13,7 +16,7 @@ import type { JobRunner } from '../jobs/runner'
 import type { Logger } from '../log'
 import { newId } from '../lib/ids'
 import { WEBHOOK_FIELDS } from '../chain/signer'
-import { urlProblem } from './url-check'
+import type { Outbound } from '../lib/outbound'
 
 export const MAX_ATTEMPTS = 8
 export const FIRST_BACKOFF_MS = 10_000
@@ -41,7 +44,8 @@ export interface OutboxDeps {
   signer: { address: string; signWebhook(m: Record<string, string>): Promise<string> }
   /** The HMAC key of the operator's webhooks: the configured secret, else the derived one. */
   secretFor(operatorId: string): string
-  allowPrivate: boolean
+  /** Resolves and checks the URL once per attempt, then sends to that address. */
+  outbound: Outbound
 }
 
 export class WebhookOutbox {
@@ -111,16 +115,18 @@ export class WebhookOutbox {
     const attempts = row.attempts + 1
     let status: number | null = null
     let error: string | null = null
-    const refused = await urlProblem(row.url, this.deps.allowPrivate) // again at delivery time: DNS may have changed
-    if (refused) {
-      this.q.record.run(id, 'failed', attempts, null, `not delivered: ${refused}`, null, this.clock.now())
+    // Again at delivery time (DNS may have changed), and the request goes to the address checked now.
+    const target = await this.deps.outbound.target(row.url)
+    if ('refused' in target && !target.transient) {
+      this.q.record.run(id, 'failed', attempts, null, `not delivered: ${target.refused}`, null, this.clock.now())
       this.log.warn({ deliveryId: id, url: row.url }, 'webhook URL refused at delivery time')
       return
     }
     try {
+      if ('refused' in target) throw new Error(target.refused) // the name did not resolve: retried like a refused connection
       const signature = await this.deps.signer.signWebhook(webhookMessage(JSON.parse(row.body)))
-      const res = await fetch(row.url, {
-        method: 'POST', body: row.body, redirect: 'manual', signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      const res = await this.deps.outbound.fetch(target, {
+        method: 'POST', body: row.body, signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         headers: {
           'content-type': 'application/json', 'user-agent': 'TaskGate-Webhook/1',
           'x-taskgate-signature': hmacHeader(this.deps.secretFor(row.operatorId), row.body),

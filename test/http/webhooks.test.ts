@@ -2,8 +2,10 @@
 // loopback (Bun.serve) gets approval.required, approval.resolved (also the one-shot callback, once)
 // and approval.expiring, each verified with both signatures by the code docs/webhooks.md shows; the
 // derived secret and a configured one; the durable outbox retrying with backoff by the test clock,
-// across a restart, until delivered or failed after 8 attempts; URL checks without the override.
+// across a restart, until delivered or failed after 8 attempts; URL checks without the override;
+// one DNS lookup per attempt, whose address the POST goes to (a fake DNS server: TASKGATE_DNS_SERVERS).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startFakeDns } from '../helpers/fake-dns'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 import { verifyWebhook } from '../helpers/webhook-verify'
 
@@ -216,6 +218,86 @@ describe('webhook URLs without TASKGATE_WEBHOOK_ALLOW_PRIVATE', () => {
       expectProblem(await t.post(`/api/v1/approvals/${held.body.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/cb' }, { token }), 400, 'WEBHOOK_URL_NOT_ALLOWED')
     } finally {
       await t.cleanup()
+    }
+  }, 30_000)
+})
+
+describe('one DNS lookup per attempt (TASKGATE_DNS_SERVERS names a fake DNS server)', () => {
+  /** An operator of `t` whose active guardrails send webhooks to `url` (`saved` runs right after the PATCH). */
+  async function hooked(t: TestServer, login: string, url: string, saved: () => void) {
+    const adm = await t.setupAdmin()
+    const token = await t.signup(login)
+    const advance = async (ms: number) => expect((await t.post('/api/v1/admin/clock/advance', { ms }, { token: adm })).status).toBe(200)
+    const save = async (u: string) => expect((await t.patch('/api/v1/operator/guardrails', { approvalWebhookUrl: u, approvalThreshold: 1 }, { token })).status).toBe(200)
+    await save(url)
+    saved()
+    await advance(30_000)
+    const agent = (await t.post('/api/v1/agents/register', { displayName: login, capabilities: ['general'] }, { token })).body
+    return {
+      advance, save,
+      hold: async () => expect((await t.post('/api/v1/tasks/submit?wait=5', { agentId: agent.agentId, taskType: 'general', prompt: 'x', action: { requestedValue: 5 } }, { token })).status).toBe(202),
+      deliveries: async () => (await t.get('/api/v1/operator/webhooks/deliveries', { token })).body.data,
+    }
+  }
+
+  test('DNS rebinding: a name public when saved and loopback at delivery is refused before any connection; the list shows the refusal, no status', async () => {
+    const name = 'hook.rebind.test' // a public address on the first lookup, 127.0.0.1 on every later one
+    const dns = await startFakeDns((q, n) => (q.name !== name ? null : q.type === 'A' ? [n === 1 ? '93.184.215.14' : '127.0.0.1'] : []))
+    const t = await startServer({ TASKGATE_TEST_CLOCK: '1', TASKGATE_DNS_SERVERS: dns.server })
+    const lookups = () => dns.queries.filter((q) => q.name === name && q.type === 'A').length
+    try {
+      const url = `http://${name}:${receiver.port}/rebind`
+      const o = await hooked(t, 'rebind-hooks', url, () => expect(lookups()).toBe(1)) // saved: the check saw the public address
+      await o.hold()
+      const [d] = await until(o.deliveries, (x) => x[0]?.status === 'failed')
+      expect(d).toMatchObject({ url, event: 'approval.required', status: 'failed', attempts: 1, lastStatus: null, nextAttemptAt: null, lastError: `not delivered: the host ${name} resolves to a loopback address` })
+      expect(at('/rebind')).toHaveLength(0) // the loopback receiver never got the POST
+      expect(lookups()).toBe(2) // one when saved, one for the attempt: none at connect time
+    } finally {
+      await t.cleanup()
+      dns.stop()
+    }
+  }, 30_000)
+
+  test('also with TASKGATE_WEBHOOK_ALLOW_PRIVATE=1: the POST goes to the address of the attempt\'s one lookup; a name that does not resolve is retried', async () => {
+    const name = 'hook.pin.test' // 127.0.0.1 on the first lookup, 127.0.0.2 on every later one
+    let late = false // hook.late.test: no such name until `late`, then 127.0.0.1
+    const dns = await startFakeDns((q, n) => {
+      if (q.name === name) return q.type === 'A' ? [n === 1 ? '127.0.0.1' : '127.0.0.2'] : []
+      if (q.name === 'hook.late.test' && late) return q.type === 'A' ? ['127.0.0.1'] : []
+      return null
+    })
+    let decoyHits = 0
+    const decoy = Bun.serve({ port: receiver.port, hostname: '127.0.0.2', fetch: () => { decoyHits++; return new Response('ok') } })
+    const t = await startServer({ TASKGATE_TEST_CLOCK: '1', TASKGATE_WEBHOOK_ALLOW_PRIVATE: '1', TASKGATE_DNS_SERVERS: dns.server })
+    const lookups = () => dns.queries.filter((q) => q.name === name && q.type === 'A').length
+    try {
+      const url = `http://${name}:${receiver.port}/pinned`
+      const o = await hooked(t, 'pinned-hooks', url, () => expect(lookups()).toBe(0)) // no address check, so no lookup when saved
+      await o.hold()
+      const [hit] = await until(() => at('/pinned'), (x) => x.length === 1)
+      expect(hit!.headers.get('host')).toBe(`${name}:${receiver.port}`)
+      const [d] = await until(o.deliveries, (x) => x[0]?.status === 'delivered')
+      expect(d).toMatchObject({ url, status: 'delivered', attempts: 1, lastStatus: 200 })
+      expect(lookups()).toBe(1) // the attempt's one lookup
+      expect(decoyHits).toBe(0) // a second lookup would have answered 127.0.0.2
+
+      // a name that does not resolve (yet): retried like a refused connection, not failed at once
+      const lateUrl = `http://hook.late.test:${receiver.port}/late`
+      await o.save(lateUrl)
+      await o.advance(30_000)
+      await o.hold()
+      const [pending] = await until(o.deliveries, (x) => x[0]?.url === lateUrl && x[0].attempts === 1)
+      expect(pending).toMatchObject({ status: 'pending', lastStatus: null, lastError: 'the host hook.late.test does not resolve' })
+      late = true
+      await o.advance(10_000)
+      const [done] = await until(o.deliveries, (x) => x[0]?.status === 'delivered')
+      expect(done).toMatchObject({ url: lateUrl, attempts: 2, lastStatus: 200 })
+      expect(at('/late')).toHaveLength(1)
+    } finally {
+      await t.cleanup()
+      decoy.stop(true)
+      dns.stop()
     }
   }, 30_000)
 })

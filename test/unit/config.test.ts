@@ -228,6 +228,14 @@ describe('validation', () => {
     toml('[auth]\nsignup = "perhaps"\n')
     configError(() => load(), /auth\.signup/)
   })
+
+  test('TASKGATE_DNS_SERVERS: a comma-separated list of ip, ip:port or [ipv6]:port (default: none, the system resolver); anything else throws ConfigError', () => {
+    expect(load().dnsServers).toEqual([])
+    expect(load({}, { TASKGATE_DNS_SERVERS: '10.0.0.53, 127.0.0.1:5353,[::1]:53,2001:db8::53' }).dnsServers).toEqual(['10.0.0.53', '127.0.0.1:5353', '[::1]:53', '2001:db8::53'])
+    toml('[webhooks]\ndnsServers = "192.0.2.53"\n')
+    expect(load().dnsServers).toEqual(['192.0.2.53'])
+    for (const bad of ['dns.example.com', '10.0.0.53:99999', '10.0.0.53:x', 'udp://10.0.0.53']) configError(() => load({}, { TASKGATE_DNS_SERVERS: bad }), /webhooks\.dnsServers/)
+  })
 })
 
 describe('parseFlags', () => {
