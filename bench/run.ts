@@ -135,7 +135,7 @@ function usage(err?: string): never {
                      for diagnosis only, the targets are defined with the default)
   environment: TASKGATE_BENCH_BIN=path runs another build than dist/taskgate (A/B comparisons).
   Routes with a ratio goal are measured between two bare Bun.serve measurements and compared with
-  their mean (docs/performance.md, seventh session).
+  their mean (docs/performance.md, How the bench measures the ratios).
 `)
   process.exit(err ? 2 : 0)
 }
