@@ -88,8 +88,8 @@ export function taskRoutes(s: Services) {
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/tasks/:id', auth: 'optional', tags, params: TaskIdParams,
-      summary: 'Task detail (prompt, output and timeline only for the owner)',
-      description: 'Public fields for anyone. The owner (bearer token or operator key of the task\'s operator, or the agent-bound key of the task\'s agent) also gets `prompt`, `output`, `metadata` and the timeline. An agent-bound key reads only its own agent\'s tasks: any other task → 404.',
+      summary: 'Task detail (failure message, prompt, output and timeline only for the owner)',
+      description: 'Public fields for anyone, a failed task\'s `failureCode` included. The owner (bearer token or operator key of the task\'s operator, or the agent-bound key of the task\'s agent) also gets `failureMessage`, `prompt` (or, for a task refused before its debit, `promptSha256` and `promptLength`), `output`, `metadata` and the timeline; for anyone else these members are absent. An agent-bound key reads only its own agent\'s tasks: any other task → 404.',
       errors: { 404: ['NOT_FOUND'] },
       responses: { 200: { description: 'task', schema: TaskDetail, links: { events: TASK_LINKS.events!, receipt: TASK_LINKS.receipt!, document: TASK_LINKS.document!, attestation: TASK_LINKS.attestation! } } },
       handler: ({ auth, params }) => {

@@ -32,7 +32,8 @@ export const Task = t.Object({
 })
 
 export const TaskDetail = t.Composite([Task, t.Object({
-  operatorId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), failureCode: Nullable(t.String()), failureMessage: t.Optional(Nullable(t.String())),
+  operatorId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), failureCode: Nullable(t.String({ description: 'why the task failed, as a stable code (GUARDRAIL_BLOCKED, APPROVAL_DENIED, …); public' })),
+  failureMessage: t.Optional(Nullable(t.String({ description: 'owner only: the failure in words (it may quote the prompt, the guardrail config, credit figures, an approver\'s note or the kill-switch\'s reason); absent for anyone else' }))),
   creditsCharged: t.Integer(),
   receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
   attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),

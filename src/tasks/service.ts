@@ -136,21 +136,23 @@ export class TaskService {
   }
 
   /**
-   * Detail: public fields plus receipt and attestation; prompt, output and timeline for the owner.
-   * `timeline`: the task's events as the pipeline just published them (PipelineRunner.waitFor),
-   * instead of reading them.
+   * Detail: public fields plus receipt and attestation; for the owner also the failure's message,
+   * prompt, output and timeline. `failureMessage` is the owner's only (docs/security.md): its text
+   * may quote the prompt, the guardrail config, the operator's credit figures, an approver's note
+   * or the kill-switch's reason, and failed tasks are listed publicly. `timeline`: the task's
+   * events as the pipeline just published them (PipelineRunner.waitFor), instead of reading them.
    */
   detail(t: TaskRow, owner: boolean, timeline: TimelineEvent[] | null = null) {
     const att = t.attestation || !t.attestationUid ? null : this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null
     const events = owner ? (timeline ?? this.storedTimeline(t.id)) : null
     const base = {
-      ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
+      ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode,
       creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? (att ? JSON.parse(att.attestation) : null),
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
       computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.s.approvals.idForTask(t.id),
     }
     if (!events) return base
-    return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
+    return { ...base, failureMessage: t.failureMessage, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
   }
 
   /**
