@@ -52,6 +52,7 @@ import { WebhookOutbox } from './webhooks/outbox'
 import { WebhookSecrets } from './webhooks/secrets'
 import type { StoredConfig } from './guardrails/store'
 import { DailyStats } from './stats/daily'
+import { Retention } from './jobs/retention'
 
 export interface Services {
   config: Config
@@ -110,6 +111,8 @@ export interface Services {
   outbox: WebhookOutbox
   /** HMAC keys of the operators' webhooks. */
   webhookSecrets: WebhookSecrets
+  /** The daily job that deletes refused tasks and webhook deliveries past TASKGATE_RETENTION_DAYS. */
+  retention: Retention
   explorer: { tx(hash: string): string; attestation(uid: string): string }
   github: GithubClient | null
   /** Base URL users reach the service at (configured, or derived from the bound address). */
@@ -182,6 +185,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     approvals: null as unknown as ApprovalService,
     outbox: null as unknown as WebhookOutbox,
     webhookSecrets: null as unknown as WebhookSecrets,
+    retention: null as unknown as Retention,
     credits: null as unknown as CreditService,
     explorer: {
       tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
@@ -223,6 +227,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       attestationUid: t.attestationUid, verificationBasescanUrl: t.verificationProof ? s.explorer.tx(t.verificationProof) : null, receiptCid: t.receiptCid, failureCode: t.failureCode,
     }),
     resolveUrl: (id) => `${s.baseUrl()}/#/approvals/${id}`,
+  }, config.maxPendingApprovals)
+  s.retention = new Retention(s.jobs, clock, log, config.retentionDays, {
+    pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
+    pruneDeliveries: (before) => s.outbox.prune(before),
   })
   s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.pipeline.store, config.tosRequired)
   s.proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => s.tos.acceptanceTaskId(operatorId, version))

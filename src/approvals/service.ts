@@ -7,7 +7,7 @@
 // APPROVAL_DENIED); expiry fails it with APPROVAL_EXPIRED. Every event goes to the webhook outbox.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
-import { badRequest, conflict, forbidden, notFound } from '../http/errors'
+import { badRequest, conflict, forbidden, notFound, tooManyRequests } from '../http/errors'
 import type { Principal } from '../http/auth'
 import type { JobRunner } from '../jobs/runner'
 import { newId } from '../lib/ids'
@@ -48,7 +48,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class ApprovalService {
   private q
 
-  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps) {
+  /** `maxPending`: approval requests one operator may have pending (TASKGATE_MAX_PENDING_APPROVALS). */
+  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps, private maxPending: number) {
     const cols = `id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, action_type AS actionType, operation, target,
       requested_value AS requestedValue, currency, trigger_policy AS triggerPolicy, trigger_reason AS triggerReason, policy_evaluations AS policyEvaluations,
       evidence_refs AS evidenceRefs, decision, decided_by AS decidedBy, decided_at AS decidedAt, decision_note AS decisionNote, callback_url AS callbackUrl,
@@ -62,9 +63,11 @@ export class ApprovalService {
       listBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
       position: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2'),
       count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
+      nextExpiry: db.prepare("SELECT min(expires_at) AS at FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
       pendingOf: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'`),
       decide: db.prepare("UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4, decision_note = ?5 WHERE id = ?1 AND decision = 'PENDING'"),
       setCallback: db.prepare('UPDATE approvals SET callback_url = ?2 WHERE id = ?1'),
+      forgetTask: db.prepare('DELETE FROM approvals WHERE task_id = ?1'),
     }
     jobs.register('approval.expire', (p: { id: string }) => this.expire(p.id))
     jobs.register('approval.expiring', (p: { id: string }) => this.expiring(p.id))
@@ -72,7 +75,10 @@ export class ApprovalService {
 
   /**
    * Stage 1's approval rule: null when the task needs no approval (no action value over the
-   * threshold, or every auto-rule passed), else a hold whose `apply` records the request.
+   * threshold, or every auto-rule passed), else a hold whose `apply` records the request. An
+   * operator with `maxPending` requests pending gets 429 TOO_MANY_PENDING_APPROVALS instead, which
+   * rolls the whole submission back: no task, no request, no webhook (a held task costs nothing
+   * and keeps its prompt, so the queue is bounded; docs/security.md, Limits).
    */
   holdFor(task: TaskRow): StageResult | null {
     const value = (task.action as { requestedValue?: unknown } | null)?.requestedValue
@@ -86,6 +92,11 @@ export class ApprovalService {
     const money = `${value}${action.currency ? ` ${action.currency}` : ''}`
     const threshold: Evaluation = { name: 'approval_threshold', result: 'fail', reason: `requestedValue ${money} exceeds approvalThreshold ${g.approvalThreshold}` }
     if (autoApprove) return null
+    const pending = (this.q.count.get(task.operatorId) as { n: number }).n
+    if (pending >= this.maxPending) {
+      const next = (this.q.nextExpiry.get(task.operatorId) as { at: number | null }).at ?? now
+      throw tooManyRequests('TOO_MANY_PENDING_APPROVALS', `${pending} approval requests are pending, the most an operator may have (${this.maxPending}): resolve some before submitting more actions that need approval`, (next - now) / 1000, { limit: this.maxPending, pending })
+    }
     const triggerReason = `${threshold.reason}${rules.length ? '; not every auto-approve rule passed' : ''}`
     const id = newId('apr')
     return {
@@ -103,6 +114,9 @@ export class ApprovalService {
   }
 
   private row(id: string): ApprovalRow | null { return (this.q.get.get(id) as ApprovalRow | null) ?? null }
+
+  /** Deletes the request of a task the retention job deletes (a failed task's request is over: TaskService.pruneRefused). Inside the caller's transaction. */
+  forgetTask(taskId: string): void { this.q.forgetTask.run(taskId) }
 
   idForTask(taskId: string): string | null { return (this.q.byTask.get(taskId) as { id: string } | null)?.id ?? null }
 

@@ -98,6 +98,7 @@ export const PROBLEM_CODES: Record<string, string> = {
   FAUCET_ADDRESS_LIMIT: 'this client address made its faucet calls for the last 24 h (Retry-After)',
   FAUCET_OPERATOR_LIMIT: 'this operator already received faucet credits in the last 24 h (Retry-After)',
   X402_RATE_LIMITED: 'the paying wallet reached its paid requests for this hour (Retry-After)',
+  TOO_MANY_PENDING_APPROVALS: 'the operator has `limit` approval requests pending (TASKGATE_MAX_PENDING_APPROVALS, default 100): a submission that would be held is refused and nothing is recorded; resolve some first (Retry-After: until the next one expires)',
   TOO_MANY_INVALID_PAYMENTS: 'too many invalid payment signatures from this client address (Retry-After)',
   // server
   STORAGE_FULL: 'the server\'s storage is full: reads keep working, writes resume once space is freed (Retry-After)',

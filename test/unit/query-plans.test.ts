@@ -25,3 +25,9 @@ test('only the three list indexes led by the status hold it: a status change mov
   expect(indexes).toContain('tasks_operator_idx')
   expect(withStatus).toEqual(['tasks_agent_status_idx', 'tasks_operator_status_idx', 'tasks_status_idx'])
 })
+
+test('the retention job finds old refused tasks through their partial index, which holds only them', () => {
+  expect(plan("SELECT id FROM tasks INDEXED BY tasks_refused_idx WHERE status = 'FAILED' AND stage <= 1 AND completed_at < ?1 ORDER BY completed_at LIMIT ?2")).toBe('SEARCH tasks USING INDEX tasks_refused_idx (completed_at<?)')
+  const sql = (db.$client.query("SELECT sql FROM sqlite_master WHERE name = 'tasks_refused_idx'").get() as { sql: string }).sql
+  expect(sql).toMatch(/WHERE status = 'FAILED' AND stage <= 1$/)
+})
