@@ -174,7 +174,9 @@ export class ApprovalService {
 
   /**
    * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403); a resolved or
-   * expired request → 409. Approving answers the receipt when the task finished within 30 s.
+   * expired request → 409. Approving answers the receipt when the task finished within 30 s; a task
+   * that could not resume (the present guardrails or kill-switch refuse it, or the credits do not
+   * cover it) has failed at once: its receipt carries the failureCode and `resumeError` the reason.
    */
   async resolve(p: Principal, id: string, decision: 'approved' | 'denied', note: string | null) {
     if (p.key?.agentId) throw forbidden('APPROVAL_RESOLVE_FORBIDDEN', 'an agent-bound key cannot resolve approval requests: use the operator\'s bearer token or an operator key')
@@ -193,8 +195,9 @@ export class ApprovalService {
       this.notify(this.row(id)!, 'approval.resolved')
     }).immediate()
     let receipt: Record<string, unknown> | null = null
-    if (decision === 'approved' && resumeError === null) {
-      await this.deps.pipeline.waitFor(r.taskId, RESOLVE_WAIT_MS)
+    if (decision === 'approved') {
+      // A task refused when it resumed has failed already (its failureCode says why); one that resumed runs on.
+      if (resumeError === null) await this.deps.pipeline.waitFor(r.taskId, RESOLVE_WAIT_MS)
       const t = this.deps.pipeline.task(r.taskId)
       if (t && (t.status === 'COMPLETED' || t.status === 'FAILED')) receipt = this.deps.receiptOf(t)
     }

@@ -13,7 +13,7 @@ import { ChainMoved } from '../agents/chain-tips'
 import type { JobRow } from '../jobs/runner'
 import type { StartedCall } from '../compute/service'
 import type { Services } from '../services'
-import { policy } from './stages/01-policy'
+import { policy, resumeRefusal } from './stages/01-policy'
 import { debit, debitRef } from './stages/02-debit'
 import { compute, completionRequest } from './stages/03-compute'
 import { verify } from './stages/04-verify'
@@ -302,12 +302,17 @@ export class PipelineRunner {
 
   /**
    * An approved hold resumes at stage 2 (the debit) inside the caller's transaction, then stages 3–8
-   * on the job. Not enough credits fails the task (INSUFFICIENT_CREDITS) and answers the reason.
+   * on the job. First it meets again the stage-1 checks that depend on the present (RESUME_RULES:
+   * the kill-switch, the agent, the active guardrails): one that no longer passes fails the task at
+   * stage 1 with its code (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE), uncharged. Not enough credits
+   * fails it too (INSUFFICIENT_CREDITS). Either way the answer carries the reason.
    */
   resumeApproved(taskId: string): { task: TaskRow | null; error: string | null } {
     const held = this.task(taskId)
     if (!held || held.status !== 'PENDING_APPROVAL') return { task: held, error: `the task is ${held?.status ?? 'gone'}, not held` }
     const agent = this.s.agents.byId(held.agentId)!
+    const refusal = resumeRefusal({ task: held, agent, s: this.s })
+    if (refusal) return { task: this.commitFailure(held, policy, refusal), error: refusal.message }
     let r: StageResult
     try {
       r = this.s.db.$client.transaction(() => debit.sync!({ task: held, agent, s: this.s })).immediate() // a savepoint: nothing half-written on refusal
