@@ -45,6 +45,10 @@ export interface ApprovalDeps {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
+/** Whose requests a caller sees and acts on: its operator's, and for an agent-bound key only its agent's. */
+export interface ApprovalScope { operatorId: string; agentId: string | null }
+export const scopeOf = (p: Principal): ApprovalScope => ({ operatorId: p.operator.id, agentId: p.key?.agentId ?? null })
+
 export class ApprovalService {
   private q
 
@@ -63,6 +67,11 @@ export class ApprovalService {
       listBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
       position: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2'),
       count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
+      // The same for an agent-bound key: its own agent's requests only (approvals_agent_idx).
+      agentList: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      agentListBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      agentPosition: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2 AND agent_id = ?3'),
+      agentCount: db.prepare("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'"),
       nextExpiry: db.prepare("SELECT min(expires_at) AS at FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
       pendingOf: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'`),
       decide: db.prepare("UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4, decision_note = ?5 WHERE id = ?1 AND decision = 'PENDING'"),
@@ -130,16 +139,21 @@ export class ApprovalService {
   }
 
   /**
-   * Newest first, `limit` at a time (keyset: `before` is the last id of the previous page; an id
-   * that is not the operator's → 400). `more`: whether older requests follow.
+   * The caller's requests, newest first, `limit` at a time (keyset: `before` is the last id of the
+   * previous page; an id that is not one of the caller's → 400). `more`: whether older requests
+   * follow. An agent-bound key sees its own agent's requests only (scopeOf).
    */
-  list(operatorId: string, decision: Decision = 'PENDING', limit = 1000, before?: string) {
+  list(scope: ApprovalScope, decision: Decision = 'PENDING', limit = 1000, before?: string) {
+    const { operatorId, agentId } = scope
     let rows: ApprovalRow[]
-    if (before === undefined) rows = this.q.list.all(operatorId, decision, limit + 1) as ApprovalRow[]
-    else {
-      const at = this.q.position.get(before, operatorId) as { createdAt: number; id: string } | null
+    if (before === undefined) {
+      rows = (agentId === null ? this.q.list.all(operatorId, decision, limit + 1) : this.q.agentList.all(operatorId, decision, limit + 1, null, null, agentId)) as ApprovalRow[]
+    } else {
+      const at = (agentId === null ? this.q.position.get(before, operatorId) : this.q.agentPosition.get(before, operatorId, agentId)) as { createdAt: number; id: string } | null
       if (!at) throw badRequest('INVALID_CURSOR', `before: ${before} is not one of your approval requests`)
-      rows = this.q.listBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id) as ApprovalRow[]
+      rows = (agentId === null
+        ? this.q.listBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id)
+        : this.q.agentListBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id, agentId)) as ApprovalRow[]
     }
     return { data: rows.slice(0, limit).map((r) => this.view(r)), more: rows.length > limit }
   }
@@ -148,7 +162,8 @@ export class ApprovalService {
   listAll(operatorId: string) {
     const all = DECISIONS.flatMap((d) => {
       const out: ReturnType<ApprovalService['view']>[] = []
-      for (let page = this.list(operatorId, d); ; page = this.list(operatorId, d, 1000, out[out.length - 1]!.id)) {
+      const scope = { operatorId, agentId: null }
+      for (let page = this.list(scope, d); ; page = this.list(scope, d, 1000, out[out.length - 1]!.id)) {
         out.push(...page.data)
         if (!page.more) return out
       }
@@ -156,18 +171,25 @@ export class ApprovalService {
     return all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
   }
 
-  count(operatorId: string) { return { pending: (this.q.count.get(operatorId) as { n: number }).n } }
+  /** How many of the caller's requests are pending (an agent-bound key: its own agent's). */
+  count(scope: ApprovalScope) {
+    const row = scope.agentId === null ? this.q.count.get(scope.operatorId) : this.q.agentCount.get(scope.operatorId, scope.agentId)
+    return { pending: (row as { n: number }).n }
+  }
 
-  /** The operator's approval request, or 404 (another operator's included). */
-  owned(operatorId: string, id: string): ApprovalRow {
+  /**
+   * One of the caller's requests, or 404: another operator's, and for an agent-bound key another
+   * agent's (whose one-shot callback it could otherwise take over).
+   */
+  owned(scope: ApprovalScope, id: string): ApprovalRow {
     const r = this.row(id)
-    if (!r || r.operatorId !== operatorId) throw notFound('approval request')
+    if (!r || r.operatorId !== scope.operatorId || (scope.agentId !== null && r.agentId !== scope.agentId)) throw notFound('approval request')
     return r
   }
 
   /** Registers the one-shot callback (the URL is checked by the caller). */
   registerCallback(p: Principal, id: string, url: string): void {
-    const r = this.owned(p.operator.id, id)
+    const r = this.owned(scopeOf(p), id)
     if (r.decision !== 'PENDING') throw conflict('APPROVAL_ALREADY_RESOLVED', `the approval request is ${r.decision}`, { decision: r.decision })
     this.q.setCallback.run(id, url)
   }
@@ -180,7 +202,7 @@ export class ApprovalService {
    */
   async resolve(p: Principal, id: string, decision: 'approved' | 'denied', note: string | null) {
     if (p.key?.agentId) throw forbidden('APPROVAL_RESOLVE_FORBIDDEN', 'an agent-bound key cannot resolve approval requests: use the operator\'s bearer token or an operator key')
-    const r = this.owned(p.operator.id, id)
+    const r = this.owned(scopeOf(p), id)
     if (r.decision === 'PENDING' && r.expiresAt <= this.clock.now()) this.expire(id) // its job has not run yet
     let resumeError: string | null = null
     this.db.transaction(() => {

@@ -71,7 +71,7 @@ export const PROBLEM_CODES: Record<string, string> = {
   PAYER_BLOCKED: 'the paying wallet is on the x402 block list (`reason`)',
   SIGNUP_DISABLED: 'open sign-up is disabled on this server',
   // not found
-  NOT_FOUND: 'unknown id, or another operator\'s (its existence is not revealed)',
+  NOT_FOUND: 'unknown id, or another operator\'s, or for an agent-bound key another agent\'s task, job or approval request (its existence is not revealed)',
   ROUTE_NOT_FOUND: 'no such route in this configuration (e.g. the faucet outside testnet, the test clock when disabled)',
   METHOD_NOT_ALLOWED: 'the path exists, the method does not (`allow`)',
   NOT_A_FILE: 'the CID is not a UnixFS file: ask for ?format=raw or ?format=car',

@@ -31,7 +31,7 @@ export class Retention {
   }
 
   /** One run: everything older than the retention, batch by batch, then the next run a day later. */
-  async run(): Promise<{ tasks: number; deliveries: number }> {
+  async run(): Promise<void> {
     const before = this.clock.now() - this.days * DAY_MS
     let tasks = 0
     for (;;) {
@@ -43,6 +43,5 @@ export class Retention {
     const deliveries = this.deps.pruneDeliveries(before)
     if (tasks || deliveries) this.log.info({ tasks, deliveries, days: this.days }, 'retention: deleted refused tasks and webhook deliveries')
     this.jobs.enqueue('retention.prune', {}, { runAt: this.clock.now() + DAY_MS, dedupeKey: 'retention.prune' })
-    return { tasks, deliveries }
   }
 }

@@ -42,7 +42,7 @@ const eventsOf = (done: Done[]): StoredEvent[] =>
  * only the request rate bounds how many an operator makes (docs/security.md, Limits). A task held
  * for approval keeps both while it waits, as it may still run.
  */
-const refusedRequest = (t: Pick<TaskRow, 'prompt'>): TaskPatch => ({ prompt: '', promptSha256: sha256Hex(t.prompt), promptLength: charLength(t.prompt), metadata: null })
+const refusedRequest = (t: { prompt?: string }): TaskPatch => ({ prompt: '', promptSha256: sha256Hex(t.prompt ?? ''), promptLength: charLength(t.prompt ?? ''), metadata: null })
 
 /** How often a task runs stages 4–8 again because its agent's chain moved (ChainMoved) before its job retries with backoff. */
 const CHAIN_ATTEMPTS = 8

@@ -298,7 +298,7 @@ describe('an approved task meets the present guardrails again before its debit (
       expect((await s.get(`/api/v1/approvals/${h.approvalId}`, { token: o.token })).body.decision).toBe('APPROVED')
     }
     expect(await balance(o)).toBe(before - 2)
-  })
+  }, 60_000)
 
   test('blockedPatterns and allowedTaskTypes that became active while the task was held refuse it when approved', async () => {
     const o = await operator()
@@ -314,7 +314,7 @@ describe('an approved task meets the present guardrails again before its debit (
     expect(b.body.resumeError).toMatch(/allowedTaskTypes/)
     for (const h of [pattern, type]) expect(await task(o, h.taskId)).toMatchObject({ status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditsCharged: 0 })
     expect(await balance(o)).toBe(before)
-  })
+  }, 60_000)
 
   test('maxTasksPerHour lowered while the task was held refuses it when approved', async () => {
     const o = await operator()
@@ -327,5 +327,45 @@ describe('an approved task meets the present guardrails again before its debit (
     expect(r.body.resumeError).toMatch(/maxTasksPerHour \(2\) reached/)
     expect(await task(o, h.taskId)).toMatchObject({ status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditsCharged: 0 })
     expect(await balance(o)).toBe(before)
-  })
+  }, 60_000)
+})
+
+describe('agent-bound keys see and act only on their own agent\'s requests (issue 30)', () => {
+  test('list, count, detail and callback: another agent\'s request → 404 (resolve stays 403); operator keys and the bearer token see all', async () => {
+    const o = await operator()
+    const reg = await s.post('/api/v1/agents/register', { displayName: 'Second agent', capabilities: ['spend_control'] }, { token: o.token })
+    expect(reg.status).toBe(201)
+    const second = { agentId: reg.body.agentId as string, key: reg.body.apiKey as string }
+    await guard(o, { approvalThreshold: 1 })
+    const mine = await held(o)
+    const r = await s.post('/api/v1/tasks/submit?wait=10', { agentId: second.agentId, taskType: 'spend_control', prompt: 'Pay the other invoice.', action: ACTION }, { key: second.key })
+    expect(r.status).toBe(202)
+    const theirs = { taskId: r.body.id as string, approvalId: r.body.approvalId as string }
+
+    const ids = async (cred: { key?: string; token?: string }) => (await s.get('/api/v1/approvals', cred)).body.map((a: { id: string }) => a.id).sort()
+    for (const [key, own, other] of [[o.agentKey, mine, theirs], [second.key, theirs, mine]] as const) {
+      expect(await ids({ key })).toEqual([own.approvalId])
+      expect((await s.get('/api/v1/approvals/count', { key })).body).toEqual({ pending: 1 })
+      expect((await s.get(`/api/v1/approvals/${own.approvalId}`, { key })).status).toBe(200)
+      expectProblem(await s.get(`/api/v1/approvals/${other.approvalId}`, { key }), 404, 'NOT_FOUND')
+      expectProblem(await s.get(`/api/v1/approvals?before=${other.approvalId}`, { key }), 400, 'INVALID_CURSOR')
+      expectProblem(await s.patch(`/api/v1/approvals/${other.approvalId}`, { decision: 'approved' }, { key }), 403, 'APPROVAL_RESOLVE_FORBIDDEN')
+      expectProblem(await s.patch(`/api/v1/approvals/${own.approvalId}`, { decision: 'approved' }, { key }), 403, 'APPROVAL_RESOLVE_FORBIDDEN')
+    }
+    for (const cred of [{ token: o.token }, { key: o.opKey }]) {
+      expect(await ids(cred)).toEqual([mine.approvalId, theirs.approvalId].sort())
+      expect((await s.get('/api/v1/approvals/count', cred)).body).toEqual({ pending: 2 })
+      for (const h of [mine, theirs]) expect((await s.get(`/api/v1/approvals/${h.approvalId}`, cred)).status).toBe(200)
+    }
+
+    // the one-shot callback: the second agent cannot take over the first one's, so the decision goes to the first one's URL
+    expect((await s.post(`/api/v1/approvals/${mine.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/mine' }, { key: o.agentKey })).status).toBe(201)
+    expectProblem(await s.post(`/api/v1/approvals/${mine.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/attacker' }, { key: second.key }), 404, 'NOT_FOUND')
+    expect((await s.patch(`/api/v1/approvals/${mine.approvalId}`, { decision: 'denied' }, { token: o.token })).status).toBe(200)
+    const urls = (await s.get('/api/v1/operator/webhooks/deliveries', { token: o.token })).body.data.map((d: { url: string }) => d.url)
+    expect(urls).toContain('http://127.0.0.1:9/mine')
+    expect(urls).not.toContain('http://127.0.0.1:9/attacker')
+    // an operator key registers a callback for any of the operator's requests
+    expect((await s.post(`/api/v1/approvals/${theirs.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/ops' }, { key: o.opKey })).status).toBe(201)
+  }, 60_000)
 })

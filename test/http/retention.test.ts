@@ -117,7 +117,7 @@ describe('refused tasks keep the prompt\'s hash, not the prompt', () => {
     const denied = (await s.get(`/api/v1/tasks/${h.body.id}`, { token: o.token })).body
     expect(denied).toMatchObject({ status: 'FAILED', failureCode: 'APPROVAL_DENIED', promptLength: 21, promptSha256: createHash('sha256').update('Pay the Acme invoice.').digest('hex') })
     expect('prompt' in denied).toBe(false)
-  })
+  }, 60_000)
 })
 
 describe('pending approvals per operator', () => {
@@ -150,7 +150,7 @@ describe('pending approvals per operator', () => {
     expect((await s.patch(`/api/v1/approvals/${oldest.id}`, { decision: 'denied' }, { token: o.token })).status).toBe(200)
     expect((await hold(o)).status).toBe(202)
     expectProblem(await hold(o), 429, 'TOO_MANY_PENDING_APPROVALS')
-  })
+  }, 60_000)
 })
 
 describe('retention', () => {

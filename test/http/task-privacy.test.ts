@@ -91,14 +91,14 @@ describe('failed tasks seen by anyone but their operator', () => {
     await guard(o, { blockedPatterns: ['zebracorn'] })
     const id = await refused(o, 'Summarise the zebracorn memo.')
     await expectPrivate(o, id, 'GUARDRAIL_BLOCKED', 'zebracorn')
-  })
+  }, 60_000)
 
   test('maxPromptLength: the prompt length and the limit stay private', async () => {
     const o = await operator()
     await guard(o, { maxPromptLength: 20 })
     const id = await refused(o, 'x'.repeat(1234))
     await expectPrivate(o, id, 'GUARDRAIL_BLOCKED', '1234 characters')
-  })
+  }, 60_000)
 
   test('maxCreditsPerDay: the credits spent today stay private', async () => {
     const o = await operator()
@@ -106,7 +106,7 @@ describe('failed tasks seen by anyone but their operator', () => {
     expect((await submit(o, 'A first, allowed task.')).body.status).toBe('COMPLETED')
     const id = await refused(o, 'A second task, over the day\'s credits.')
     await expectPrivate(o, id, 'GUARDRAIL_BLOCKED', 'spent today')
-  })
+  }, 60_000)
 
   test('a denied approval: the approver\'s note stays private', async () => {
     const o = await operator()
@@ -115,7 +115,7 @@ describe('failed tasks seen by anyone but their operator', () => {
     const r = await s.patch(`/api/v1/approvals/${h.approvalId}`, { decision: 'denied', note: 'private reason 7f3a' }, { token: o.token })
     expect(r.status).toBe(200)
     await expectPrivate(o, h.taskId, 'APPROVAL_DENIED', 'private reason 7f3a')
-  })
+  }, 60_000)
 
   test('the kill-switch: its reason stays private', async () => {
     const o = await operator()
@@ -123,5 +123,5 @@ describe('failed tasks seen by anyone but their operator', () => {
     const h = await held(o)
     expect((await s.patch('/api/v1/operator/kill-switch', { active: true, reason: 'incident 9c1d' }, { token: o.token })).status).toBe(200)
     await expectPrivate(o, h.taskId, 'KILL_SWITCH_ACTIVE', 'incident 9c1d')
-  })
+  }, 60_000)
 })

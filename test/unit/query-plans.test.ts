@@ -31,3 +31,9 @@ test('the retention job finds old refused tasks through their partial index, whi
   const sql = (db.$client.query("SELECT sql FROM sqlite_master WHERE name = 'tasks_refused_idx'").get() as { sql: string }).sql
   expect(sql).toMatch(/WHERE status = 'FAILED' AND stage <= 1$/)
 })
+
+test('an agent-bound key\'s approval list and count read its agent\'s index range, not its operator\'s', () => {
+  const cols = 'id, created_at'
+  expect(plan(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`)).toContain('INDEX approvals_agent_idx (agent_id=? AND decision=?)')
+  expect(plan("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'")).toContain('INDEX approvals_agent_idx (agent_id=? AND decision=?)')
+})
