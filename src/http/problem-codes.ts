@@ -64,7 +64,7 @@ export const PROBLEM_CODES: Record<string, string> = {
   AGENT_ARCHIVED: 'an archived agent cannot be changed',
   KEY_LIMIT_REACHED: 'the tier\'s key limit is reached (`limit`)',
   GUARDRAIL_BLOCKED: 'the operator\'s policy blocked the request; on a submission `task` is the FAILED task; a compute request creates no job; no credit spent',
-  KILL_SWITCH_ACTIVE: 'the operator\'s kill-switch is on: submissions and compute requests are refused (held and queued work was failed and refunded)',
+  KILL_SWITCH_ACTIVE: 'the operator\'s kill-switch is on: submissions and compute requests are refused and nothing is recorded for them, no task and no job (held and queued work was failed and refunded)',
   TOS_NOT_ACCEPTED: 'the server requires the current Terms of Service to be accepted first (`currentVersion`; POST /api/v1/operator/tos/accept)',
   APPROVAL_RESOLVE_FORBIDDEN: 'an agent-bound key cannot resolve approval requests; use the bearer token or an operator key',
   TIER_REQUIRED: 'this feature needs a higher tier (`requiredTier`, `tier`): compliance certificates are PRO and ENTERPRISE',
