@@ -195,14 +195,14 @@ export class ApprovalService {
   }
 
   /**
-   * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403); a resolved or
+   * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403; another agent's request 404); a resolved or
    * expired request → 409. Approving answers the receipt when the task finished within 30 s; a task
    * that could not resume (the present guardrails or kill-switch refuse it, or the credits do not
    * cover it) has failed at once: its receipt carries the failureCode and `resumeError` the reason.
    */
   async resolve(p: Principal, id: string, decision: 'approved' | 'denied', note: string | null) {
+    const r = this.owned(scopeOf(p), id) // another agent's request: 404, as everywhere
     if (p.key?.agentId) throw forbidden('APPROVAL_RESOLVE_FORBIDDEN', 'an agent-bound key cannot resolve approval requests: use the operator\'s bearer token or an operator key')
-    const r = this.owned(scopeOf(p), id)
     if (r.decision === 'PENDING' && r.expiresAt <= this.clock.now()) this.expire(id) // its job has not run yet
     let resumeError: string | null = null
     this.db.transaction(() => {

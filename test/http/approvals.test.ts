@@ -331,7 +331,7 @@ describe('an approved task meets the present guardrails again before its debit (
 })
 
 describe('agent-bound keys see and act only on their own agent\'s requests (issue 30)', () => {
-  test('list, count, detail and callback: another agent\'s request → 404 (resolve stays 403); operator keys and the bearer token see all', async () => {
+  test('list, count, detail, callback and resolve: another agent\'s request → 404 (its own: resolve stays 403); operator keys and the bearer token see all', async () => {
     const o = await operator()
     const reg = await s.post('/api/v1/agents/register', { displayName: 'Second agent', capabilities: ['spend_control'] }, { token: o.token })
     expect(reg.status).toBe(201)
@@ -349,7 +349,7 @@ describe('agent-bound keys see and act only on their own agent\'s requests (issu
       expect((await s.get(`/api/v1/approvals/${own.approvalId}`, { key })).status).toBe(200)
       expectProblem(await s.get(`/api/v1/approvals/${other.approvalId}`, { key }), 404, 'NOT_FOUND')
       expectProblem(await s.get(`/api/v1/approvals?before=${other.approvalId}`, { key }), 400, 'INVALID_CURSOR')
-      expectProblem(await s.patch(`/api/v1/approvals/${other.approvalId}`, { decision: 'approved' }, { key }), 403, 'APPROVAL_RESOLVE_FORBIDDEN')
+      expectProblem(await s.patch(`/api/v1/approvals/${other.approvalId}`, { decision: 'approved' }, { key }), 404, 'NOT_FOUND')
       expectProblem(await s.patch(`/api/v1/approvals/${own.approvalId}`, { decision: 'approved' }, { key }), 403, 'APPROVAL_RESOLVE_FORBIDDEN')
     }
     for (const cred of [{ token: o.token }, { key: o.opKey }]) {
