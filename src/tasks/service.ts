@@ -97,7 +97,7 @@ export class TaskService {
 
   /**
    * Deletes up to `limit` tasks that failed before their debit and before `before` (the retention
-   * job), with their resolved approval requests, in one transaction. Returns how many it deleted.
+   * job), with their approval requests, in one transaction. Returns how many it deleted.
    */
   pruneRefused(before: number, limit: number): number {
     const store = this.s.pipeline.store
@@ -153,10 +153,11 @@ export class TaskService {
 
   /**
    * Detail: public fields plus receipt and attestation; for the owner also the failure's message,
-   * prompt (or its hash and length), output and timeline. `failureMessage` is the owner's only (docs/security.md): its text
-   * may quote the prompt, the guardrail config, the operator's credit figures, an approver's note
-   * or the kill-switch's reason, and failed tasks are listed publicly. `timeline`: the task's
-   * events as the pipeline just published them (PipelineRunner.waitFor), instead of reading them.
+   * prompt (or its hash and length), output and timeline. `failureMessage` is the owner's only
+   * (docs/security.md): its text may quote the prompt, the guardrail config, the operator's credit
+   * figures, an approver's note or the kill-switch's reason, and failed tasks are listed publicly.
+   * `timeline`: the task's events as the pipeline just published them (PipelineRunner.waitFor),
+   * instead of reading them.
    */
   detail(t: TaskRow, owner: boolean, timeline: TimelineEvent[] | null = null) {
     const att = t.attestation || !t.attestationUid ? null : this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null
@@ -169,7 +170,7 @@ export class TaskService {
     }
     if (!events) return base
     // A task that failed before its debit kept only its prompt's hash and length (PipelineRunner).
-    const prompt = t.promptSha256 === null ? { prompt: t.prompt } : { promptSha256: t.promptSha256, promptLength: t.promptLength! }
+    const prompt = t.promptSha256 == null ? { prompt: t.prompt } : { promptSha256: t.promptSha256, promptLength: t.promptLength! }
     return { ...base, failureMessage: t.failureMessage, ...prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
   }
 
