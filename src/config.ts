@@ -49,6 +49,8 @@ export const SETTINGS: Setting[] = [
   { key: 'tos.required', env: 'TASKGATE_TOS_REQUIRED', kind: 'bool', def: false, doc: 'Require acceptance of the current Terms of Service before submit and compute (403 TOS_NOT_ACCEPTED).' },
   { key: 'webhooks.allowPrivate', env: 'TASKGATE_WEBHOOK_ALLOW_PRIVATE', kind: 'bool', def: false, doc: 'Let webhook and callback URLs reach loopback, private, link-local, metadata and other special-purpose addresses (tests, trusted LANs).' },
   { key: 'webhooks.dnsServers', env: 'TASKGATE_DNS_SERVERS', kind: 'string', def: '', doc: 'DNS servers for the one lookup of each webhook and callback delivery (comma-separated ip or ip:port; default: the system resolver).' },
+  { key: 'approvals.maxPending', env: 'TASKGATE_MAX_PENDING_APPROVALS', kind: 'int', def: 100, doc: 'Approval requests one operator may have pending; a submission that would be held beyond it → 429 TOO_MANY_PENDING_APPROVALS, nothing recorded.' },
+  { key: 'retention.days', env: 'TASKGATE_RETENTION_DAYS', kind: 'int', def: 30, doc: 'Days a task that failed before its debit (refused, or held and not run) and a webhook delivery are kept; a daily job deletes older ones.' },
   { key: 'testClock', env: 'TASKGATE_TEST_CLOCK', kind: 'bool', def: false, doc: 'Enable the admin test clock (testnet only).' },
   { key: 'tiers.free.monthlyCredits', env: 'TASKGATE_TIERS_FREE_MONTHLY_CREDITS', kind: 'int', def: 100, doc: 'Monthly credit allocation, FREE.' },
   { key: 'tiers.pro.monthlyCredits', env: 'TASKGATE_TIERS_PRO_MONTHLY_CREDITS', kind: 'int', def: 1000, doc: 'Monthly credit allocation, PRO.' },
@@ -114,6 +116,10 @@ export interface Config {
   dnsServers: string[]
   /** Submit and compute need the current ToS accepted. */
   tosRequired: boolean
+  /** Pending approval requests per operator (TASKGATE_MAX_PENDING_APPROVALS). */
+  maxPendingApprovals: number
+  /** Days refused tasks and webhook deliveries are kept (TASKGATE_RETENTION_DAYS). */
+  retentionDays: number
   monthlyCredits: Record<Tier, number>
   proPriceMonthlyUsd: number
   topUpPacks: { credits: number; priceUsd: number }[]
@@ -249,6 +255,8 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     webhookAllowPrivate: flat['webhooks.allowPrivate'] as boolean,
     dnsServers,
     tosRequired: flat['tos.required'] as boolean,
+    maxPendingApprovals: Math.max(1, flat['approvals.maxPending'] as number),
+    retentionDays: Math.max(1, flat['retention.days'] as number),
     monthlyCredits: {
       FREE: flat['tiers.free.monthlyCredits'] as number,
       PRO: flat['tiers.pro.monthlyCredits'] as number,

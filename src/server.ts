@@ -90,6 +90,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   startupWrite(s, 'credit refill schedule', () => s.credits.schedule())
   startupWrite(s, 'compliance certificate schedule', () => s.compliance.schedule())
   startupWrite(s, 'webhook deliveries interrupted by a stop', () => { s.outbox.recover() })
+  startupWrite(s, 'retention schedule', () => s.retention.schedule())
   s.overflow.start(s.storage)
   startupWrite(s, 'resume tasks whose overflow compute finished', () => { s.pipeline.resumeFinishedCompute() })
   s.setup.open(s.operators.countAdmins() === 0)

@@ -53,6 +53,7 @@ import { Outbound } from './lib/outbound'
 import { WebhookSecrets } from './webhooks/secrets'
 import type { StoredConfig } from './guardrails/store'
 import { DailyStats } from './stats/daily'
+import { Retention } from './jobs/retention'
 
 export interface Services {
   config: Config
@@ -113,6 +114,8 @@ export interface Services {
   outbound: Outbound
   /** HMAC keys of the operators' webhooks. */
   webhookSecrets: WebhookSecrets
+  /** The daily job that deletes refused tasks and webhook deliveries past TASKGATE_RETENTION_DAYS. */
+  retention: Retention
   explorer: { tx(hash: string): string; attestation(uid: string): string }
   github: GithubClient | null
   /** Base URL users reach the service at (configured, or derived from the bound address). */
@@ -186,6 +189,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     outbox: null as unknown as WebhookOutbox,
     outbound: new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers }),
     webhookSecrets: null as unknown as WebhookSecrets,
+    retention: null as unknown as Retention,
     credits: null as unknown as CreditService,
     explorer: {
       tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
@@ -227,6 +231,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       attestationUid: t.attestationUid, verificationBasescanUrl: t.verificationProof ? s.explorer.tx(t.verificationProof) : null, receiptCid: t.receiptCid, failureCode: t.failureCode,
     }),
     resolveUrl: (id) => `${s.baseUrl()}/#/approvals/${id}`,
+  }, config.maxPendingApprovals)
+  s.retention = new Retention(s.jobs, clock, log, config.retentionDays, {
+    pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
+    pruneDeliveries: (before) => s.outbox.prune(before),
   })
   s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.pipeline.store, config.tosRequired)
   s.proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => s.tos.acceptanceTaskId(operatorId, version))

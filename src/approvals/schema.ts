@@ -40,7 +40,7 @@ export const ResolveReceipt = t.Object({
 export const Resolved = t.Object({
   success: t.Literal(true), decision: t.Union([t.Literal('approved'), t.Literal('denied')]), taskId: t.String(),
   receipt: Nullable(ResolveReceipt),
-  resumeError: Nullable(t.String({ description: 'the task could not resume (e.g. not enough credits: the task FAILED); the decision is recorded' })),
+  resumeError: Nullable(t.String({ description: 'why the approved task could not resume: the present guardrails or kill-switch refuse it, or the credits do not cover it (the task FAILED, uncharged; `receipt.failureCode` gives the code); the decision is recorded' })),
 })
 
 export const CallbackBody = t.Object({

@@ -7,7 +7,7 @@
 // APPROVAL_DENIED); expiry fails it with APPROVAL_EXPIRED. Every event goes to the webhook outbox.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
-import { badRequest, conflict, forbidden, notFound } from '../http/errors'
+import { badRequest, conflict, forbidden, notFound, tooManyRequests } from '../http/errors'
 import type { Principal } from '../http/auth'
 import type { JobRunner } from '../jobs/runner'
 import { newId } from '../lib/ids'
@@ -45,10 +45,15 @@ export interface ApprovalDeps {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
+/** Whose requests a caller sees and acts on: its operator's, and for an agent-bound key only its agent's. */
+export interface ApprovalScope { operatorId: string; agentId: string | null }
+export const scopeOf = (p: Principal): ApprovalScope => ({ operatorId: p.operator.id, agentId: p.key?.agentId ?? null })
+
 export class ApprovalService {
   private q
 
-  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps) {
+  /** `maxPending`: approval requests one operator may have pending (TASKGATE_MAX_PENDING_APPROVALS). */
+  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps, private maxPending: number) {
     const cols = `id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, action_type AS actionType, operation, target,
       requested_value AS requestedValue, currency, trigger_policy AS triggerPolicy, trigger_reason AS triggerReason, policy_evaluations AS policyEvaluations,
       evidence_refs AS evidenceRefs, decision, decided_by AS decidedBy, decided_at AS decidedAt, decision_note AS decisionNote, callback_url AS callbackUrl,
@@ -62,9 +67,16 @@ export class ApprovalService {
       listBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
       position: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2'),
       count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
+      // The same for an agent-bound key: its own agent's requests only (approvals_agent_idx).
+      agentList: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      agentListBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      agentPosition: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2 AND agent_id = ?3'),
+      agentCount: db.prepare("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'"),
+      nextExpiry: db.prepare("SELECT min(expires_at) AS at FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
       pendingOf: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'`),
       decide: db.prepare("UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4, decision_note = ?5 WHERE id = ?1 AND decision = 'PENDING'"),
       setCallback: db.prepare('UPDATE approvals SET callback_url = ?2 WHERE id = ?1'),
+      forgetTask: db.prepare('DELETE FROM approvals WHERE task_id = ?1'),
     }
     jobs.register('approval.expire', (p: { id: string }) => this.expire(p.id))
     jobs.register('approval.expiring', (p: { id: string }) => this.expiring(p.id))
@@ -72,7 +84,10 @@ export class ApprovalService {
 
   /**
    * Stage 1's approval rule: null when the task needs no approval (no action value over the
-   * threshold, or every auto-rule passed), else a hold whose `apply` records the request.
+   * threshold, or every auto-rule passed), else a hold whose `apply` records the request. An
+   * operator with `maxPending` requests pending gets 429 TOO_MANY_PENDING_APPROVALS instead, which
+   * rolls the whole submission back: no task, no request, no webhook (a held task costs nothing
+   * and keeps its prompt, so the queue is bounded; docs/security.md, Limits).
    */
   holdFor(task: TaskRow): StageResult | null {
     const value = (task.action as { requestedValue?: unknown } | null)?.requestedValue
@@ -86,6 +101,11 @@ export class ApprovalService {
     const money = `${value}${action.currency ? ` ${action.currency}` : ''}`
     const threshold: Evaluation = { name: 'approval_threshold', result: 'fail', reason: `requestedValue ${money} exceeds approvalThreshold ${g.approvalThreshold}` }
     if (autoApprove) return null
+    const pending = (this.q.count.get(task.operatorId) as { n: number }).n
+    if (pending >= this.maxPending) {
+      const next = (this.q.nextExpiry.get(task.operatorId) as { at: number | null }).at ?? now
+      throw tooManyRequests('TOO_MANY_PENDING_APPROVALS', `${pending} approval requests are pending, the most an operator may have (${this.maxPending}): resolve some before submitting more actions that need approval`, (next - now) / 1000, { limit: this.maxPending, pending })
+    }
     const triggerReason = `${threshold.reason}${rules.length ? '; not every auto-approve rule passed' : ''}`
     const id = newId('apr')
     return {
@@ -104,6 +124,9 @@ export class ApprovalService {
 
   private row(id: string): ApprovalRow | null { return (this.q.get.get(id) as ApprovalRow | null) ?? null }
 
+  /** Deletes the request of a task the retention job deletes (a failed task's request is over: TaskService.pruneRefused). Inside the caller's transaction. */
+  forgetTask(taskId: string): void { this.q.forgetTask.run(taskId) }
+
   idForTask(taskId: string): string | null { return (this.q.byTask.get(taskId) as { id: string } | null)?.id ?? null }
 
   view(r: ApprovalRow) {
@@ -116,16 +139,21 @@ export class ApprovalService {
   }
 
   /**
-   * Newest first, `limit` at a time (keyset: `before` is the last id of the previous page; an id
-   * that is not the operator's → 400). `more`: whether older requests follow.
+   * The caller's requests, newest first, `limit` at a time (keyset: `before` is the last id of the
+   * previous page; an id that is not one of the caller's → 400). `more`: whether older requests
+   * follow. An agent-bound key sees its own agent's requests only (scopeOf).
    */
-  list(operatorId: string, decision: Decision = 'PENDING', limit = 1000, before?: string) {
+  list(scope: ApprovalScope, decision: Decision = 'PENDING', limit = 1000, before?: string) {
+    const { operatorId, agentId } = scope
     let rows: ApprovalRow[]
-    if (before === undefined) rows = this.q.list.all(operatorId, decision, limit + 1) as ApprovalRow[]
-    else {
-      const at = this.q.position.get(before, operatorId) as { createdAt: number; id: string } | null
+    if (before === undefined) {
+      rows = (agentId === null ? this.q.list.all(operatorId, decision, limit + 1) : this.q.agentList.all(operatorId, decision, limit + 1, null, null, agentId)) as ApprovalRow[]
+    } else {
+      const at = (agentId === null ? this.q.position.get(before, operatorId) : this.q.agentPosition.get(before, operatorId, agentId)) as { createdAt: number; id: string } | null
       if (!at) throw badRequest('INVALID_CURSOR', `before: ${before} is not one of your approval requests`)
-      rows = this.q.listBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id) as ApprovalRow[]
+      rows = (agentId === null
+        ? this.q.listBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id)
+        : this.q.agentListBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id, agentId)) as ApprovalRow[]
     }
     return { data: rows.slice(0, limit).map((r) => this.view(r)), more: rows.length > limit }
   }
@@ -134,7 +162,8 @@ export class ApprovalService {
   listAll(operatorId: string) {
     const all = DECISIONS.flatMap((d) => {
       const out: ReturnType<ApprovalService['view']>[] = []
-      for (let page = this.list(operatorId, d); ; page = this.list(operatorId, d, 1000, out[out.length - 1]!.id)) {
+      const scope = { operatorId, agentId: null }
+      for (let page = this.list(scope, d); ; page = this.list(scope, d, 1000, out[out.length - 1]!.id)) {
         out.push(...page.data)
         if (!page.more) return out
       }
@@ -142,29 +171,38 @@ export class ApprovalService {
     return all.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
   }
 
-  count(operatorId: string) { return { pending: (this.q.count.get(operatorId) as { n: number }).n } }
+  /** How many of the caller's requests are pending (an agent-bound key: its own agent's). */
+  count(scope: ApprovalScope) {
+    const row = scope.agentId === null ? this.q.count.get(scope.operatorId) : this.q.agentCount.get(scope.operatorId, scope.agentId)
+    return { pending: (row as { n: number }).n }
+  }
 
-  /** The operator's approval request, or 404 (another operator's included). */
-  owned(operatorId: string, id: string): ApprovalRow {
+  /**
+   * One of the caller's requests, or 404: another operator's, and for an agent-bound key another
+   * agent's (whose one-shot callback it could otherwise take over).
+   */
+  owned(scope: ApprovalScope, id: string): ApprovalRow {
     const r = this.row(id)
-    if (!r || r.operatorId !== operatorId) throw notFound('approval request')
+    if (!r || r.operatorId !== scope.operatorId || (scope.agentId !== null && r.agentId !== scope.agentId)) throw notFound('approval request')
     return r
   }
 
   /** Registers the one-shot callback (the URL is checked by the caller). */
   registerCallback(p: Principal, id: string, url: string): void {
-    const r = this.owned(p.operator.id, id)
+    const r = this.owned(scopeOf(p), id)
     if (r.decision !== 'PENDING') throw conflict('APPROVAL_ALREADY_RESOLVED', `the approval request is ${r.decision}`, { decision: r.decision })
     this.q.setCallback.run(id, url)
   }
 
   /**
-   * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403); a resolved or
-   * expired request → 409. Approving answers the receipt when the task finished within 30 s.
+   * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403; another agent's request 404); a resolved or
+   * expired request → 409. Approving answers the receipt when the task finished within 30 s; a task
+   * that could not resume (the present guardrails or kill-switch refuse it, or the credits do not
+   * cover it) has failed at once: its receipt carries the failureCode and `resumeError` the reason.
    */
   async resolve(p: Principal, id: string, decision: 'approved' | 'denied', note: string | null) {
+    const r = this.owned(scopeOf(p), id) // another agent's request: 404, as everywhere
     if (p.key?.agentId) throw forbidden('APPROVAL_RESOLVE_FORBIDDEN', 'an agent-bound key cannot resolve approval requests: use the operator\'s bearer token or an operator key')
-    const r = this.owned(p.operator.id, id)
     if (r.decision === 'PENDING' && r.expiresAt <= this.clock.now()) this.expire(id) // its job has not run yet
     let resumeError: string | null = null
     this.db.transaction(() => {
@@ -179,8 +217,9 @@ export class ApprovalService {
       this.notify(this.row(id)!, 'approval.resolved')
     }).immediate()
     let receipt: Record<string, unknown> | null = null
-    if (decision === 'approved' && resumeError === null) {
-      await this.deps.pipeline.waitFor(r.taskId, RESOLVE_WAIT_MS)
+    if (decision === 'approved') {
+      // A task refused when it resumed has failed already (its failureCode says why); one that resumed runs on.
+      if (resumeError === null) await this.deps.pipeline.waitFor(r.taskId, RESOLVE_WAIT_MS)
       const t = this.deps.pipeline.task(r.taskId)
       if (t && (t.status === 'COMPLETED' || t.status === 'FAILED')) receipt = this.deps.receiptOf(t)
     }

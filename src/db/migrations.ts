@@ -16,6 +16,7 @@ import m0010 from '../../migrations/0010_guardrail_counters.sql' with { type: 't
 import m0011 from '../../migrations/0011_list_indexes_without_status.sql' with { type: 'text' }
 import m0012 from '../../migrations/0012_cid_indexes_dropped.sql' with { type: 'text' }
 import m0013 from '../../migrations/0013_task_timeline.sql' with { type: 'text' }
+import m0014 from '../../migrations/0014_refused_prompts_retention.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -32,6 +33,7 @@ export const sqlByTag: Record<string, string> = {
   '0011_list_indexes_without_status': m0011,
   '0012_cid_indexes_dropped': m0012,
   '0013_task_timeline': m0013,
+  '0014_refused_prompts_retention': m0014,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

@@ -95,7 +95,15 @@ export const tasks = sqliteTable('tasks', {
   agentId: text('agent_id').notNull(),
   keyId: text('key_id'),
   taskType: text('task_type').notNull(),
+  /** '' once the task failed before its debit: then only its SHA-256 and length are kept (below). */
   prompt: text('prompt').notNull(),
+  /**
+   * A task that fails before its debit cost nothing, so it keeps its prompt's SHA-256 (hex, of the
+   * UTF-8 bytes) and length in characters instead of the prompt, and no metadata (PipelineRunner,
+   * docs/security.md, Limits). Null while the prompt is kept.
+   */
+  promptSha256: text('prompt_sha256'),
+  promptLength: integer('prompt_length'),
   model: text('model').notNull(),
   provider: text('provider').notNull(),
   metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown> | null>(),
@@ -145,6 +153,9 @@ export const tasks = sqliteTable('tasks', {
   // indexed: a task is inserted without it, so a full index would add a NULL entry at submit and
   // move it at completion. The CIDs need none: a document names its task (src/proofs/documents.ts).
   index('tasks_verification_proof_idx').on(t.verificationProof).where(sql`verification_proof IS NOT NULL`),
+  // Tasks that failed before their debit (refused, or held and then not run), by when they failed:
+  // the retention job deletes the old ones (src/jobs/retention.ts). Only those rows are indexed.
+  index('tasks_refused_idx').on(t.completedAt).where(sql`status = 'FAILED' AND stage <= 1`),
   index('tasks_operator_idx').on(t.operatorId, t.createdAt, t.id, t.taskType),
   index('tasks_agent_idx').on(t.agentId, t.createdAt, t.id, t.taskType),
   index('tasks_status_idx').on(t.status, t.createdAt, t.id, t.taskType),
@@ -479,7 +490,12 @@ export const approvals = sqliteTable('approvals', {
   callbackUrl: text('callback_url'),
   createdAt: integer('created_at').notNull(),
   expiresAt: integer('expires_at').notNull(),
-}, (t) => [index('approvals_operator_idx').on(t.operatorId, t.decision, t.createdAt), uniqueIndex('approvals_task_uq').on(t.taskId)])
+}, (t) => [
+  index('approvals_operator_idx').on(t.operatorId, t.decision, t.createdAt),
+  // An agent-bound key reads only its own agent's requests (ApprovalService.list).
+  index('approvals_agent_idx').on(t.agentId, t.decision, t.createdAt),
+  uniqueIndex('approvals_task_uq').on(t.taskId),
+])
 
 // The webhook outbox (decisions.md §14): each delivery keeps its body (signed again at each
 // attempt), its attempts and when it is tried next; a `webhook.deliver` job drives it.

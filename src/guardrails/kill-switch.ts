@@ -24,12 +24,17 @@ export function killSwitchOf(flags: Flags | null | undefined): KillSwitchState {
   }
 }
 
+/** Why the operator's work is refused when its kill-switch is on, else null. */
+export function killSwitchRefusal(op: { flags: Flags | null | undefined }): string | null {
+  if (op.flags?.killSwitch !== true) return null
+  const reason = typeof op.flags.killSwitchReason === 'string' ? `: ${op.flags.killSwitchReason}` : ''
+  return `the operator's kill-switch is active${reason}; submissions and compute requests are refused until it is turned off`
+}
+
 /** 403 KILL_SWITCH_ACTIVE when the operator's kill-switch is on. */
 export function assertNotKilled(op: { flags: Flags | null | undefined }): void {
-  if (op.flags?.killSwitch === true) {
-    const reason = typeof op.flags.killSwitchReason === 'string' ? `: ${op.flags.killSwitchReason}` : ''
-    throw forbidden(KILL_SWITCH_CODE, `the operator's kill-switch is active${reason}; submissions and compute requests are refused until it is turned off`)
-  }
+  const refusal = killSwitchRefusal(op)
+  if (refusal !== null) throw forbidden(KILL_SWITCH_CODE, refusal)
 }
 
 export class KillSwitch {

@@ -67,7 +67,7 @@ export const Email = t.String({ maxLength: 254, pattern: EMAIL_PATTERN, descript
  * An http(s) URL (webhooks, callbacks). Checked in this order (http/request-schema.ts): its length,
  * a scheme and no whitespace (a linear pattern), then the WHATWG URL parser (`format: uri`); never
  * one regular expression over the whole URL. Where it may point is the service's check
- * (webhooks/url-check.ts).
+ * (lib/outbound.ts).
  */
 export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$'
 export const HttpUrl = (description?: string) =>

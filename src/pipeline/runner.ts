@@ -13,7 +13,7 @@ import { ChainMoved } from '../agents/chain-tips'
 import type { JobRow } from '../jobs/runner'
 import type { StartedCall } from '../compute/service'
 import type { Services } from '../services'
-import { policy } from './stages/01-policy'
+import { policy, resumeRefusal } from './stages/01-policy'
 import { debit, debitRef } from './stages/02-debit'
 import { compute, completionRequest } from './stages/03-compute'
 import { verify } from './stages/04-verify'
@@ -23,6 +23,8 @@ import { attest } from './stages/07-attest'
 import { receipt } from './stages/08-receipt'
 import type { NewTask, Stage, StageResult, TaskPatch, TaskRow } from './types'
 import { ProblemError } from '../http/errors'
+import { sha256Hex } from '../lib/ids'
+import { charLength } from '../lib/chars'
 
 export const STAGES: Stage[] = [policy, debit, compute, verify, ipfs, fingerprint, attest, receipt]
 export const TERMINAL = new Set(['COMPLETED', 'FAILED'])
@@ -33,6 +35,14 @@ const settled = (done: Done[]) => Promise.all(done.map((d) => d.r.ready))
 /** One timeline event per stage run: `completed` for the receipt, `done` before it. */
 const eventsOf = (done: Done[]): StoredEvent[] =>
   done.map((d) => ({ stage: d.stage.n, name: d.stage.name, status: d.stage.n === 8 ? 'completed' : 'done', detail: d.r.detail ?? null, at: d.at }))
+
+/**
+ * What a task that fails before its debit keeps of its request: the prompt's SHA-256 and length
+ * instead of the prompt (up to 100,000 characters), and no metadata. Such a task cost nothing, so
+ * only the request rate bounds how many an operator makes (docs/security.md, Limits). A task held
+ * for approval keeps both while it waits, as it may still run.
+ */
+const refusedRequest = (t: { prompt?: string }): TaskPatch => ({ prompt: '', promptSha256: sha256Hex(t.prompt ?? ''), promptLength: charLength(t.prompt ?? ''), metadata: null })
 
 /** How often a task runs stages 4–8 again because its agent's chain moved (ChainMoved) before its job retries with backoff. */
 const CHAIN_ATTEMPTS = 8
@@ -108,10 +118,10 @@ export class PipelineRunner {
   /**
    * Inserts a new task and runs stages 1–2 for it inside the caller's transaction. When both pass,
    * the task is inserted with their fields (one INSERT, not an INSERT and an UPDATE that moves the
-   * counters the triggers keep) and their events go in one INSERT. A task refused or held is
-   * inserted as submitted first, then fails or waits as before. Nothing a stage reads needs the row
-   * yet: the hourly guardrail count leaves this task out either way, and the ledger entry and the
-   * approval only name it.
+   * counters the triggers keep) and their events go in one INSERT. A task held is inserted as
+   * submitted first, then waits; a task refused is inserted without its prompt and metadata
+   * (refusedRequest), then fails. Nothing a stage reads needs the row yet: the hourly guardrail
+   * count leaves this task out either way, and the ledger entry and the approval only name it.
    */
   admit(draft: NewTask, agent: AgentIdentity): TaskRow {
     const done: Done[] = []
@@ -119,7 +129,7 @@ export class PipelineRunner {
     for (const stage of [policy, debit]) {
       const r = stage.sync!({ task, agent, s: this.s })
       if (r.fail || r.hold) {
-        const upto = this.commitAll(this.store.insert(draft), done)
+        const upto = this.commitAll(this.store.insert(r.fail ? { ...draft, ...refusedRequest(draft) } : draft), done)
         if (r.fail) return this.commitFailure(upto, stage, r.fail)
         return this.commit(upto, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold!.reason, ...r.detail }, apply: r.apply }, 'held')
       }
@@ -292,12 +302,17 @@ export class PipelineRunner {
 
   /**
    * An approved hold resumes at stage 2 (the debit) inside the caller's transaction, then stages 3–8
-   * on the job. Not enough credits fails the task (INSUFFICIENT_CREDITS) and answers the reason.
+   * on the job. First it meets again the stage-1 checks that depend on the present (RESUME_RULES:
+   * the kill-switch, the agent, the active guardrails): one that no longer passes fails the task at
+   * stage 1 with its code (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE), uncharged. Not enough credits
+   * fails it too (INSUFFICIENT_CREDITS). Either way the answer carries the reason.
    */
   resumeApproved(taskId: string): { task: TaskRow | null; error: string | null } {
     const held = this.task(taskId)
     if (!held || held.status !== 'PENDING_APPROVAL') return { task: held, error: `the task is ${held?.status ?? 'gone'}, not held` }
     const agent = this.s.agents.byId(held.agentId)!
+    const refusal = resumeRefusal({ task: held, agent, s: this.s })
+    if (refusal) return { task: this.commitFailure(held, policy, refusal), error: refusal.message }
     let r: StageResult
     try {
       r = this.s.db.$client.transaction(() => debit.sync!({ task: held, agent, s: this.s })).immediate() // a savepoint: nothing half-written on refusal
@@ -354,11 +369,18 @@ export class PipelineRunner {
     return { ...task, ...patch, ...last } as TaskRow
   }
 
-  /** Fails the task; refunds its debit when no result exists yet. Must run inside a transaction. */
+  /**
+   * Fails the task; refunds its debit when no result exists yet. A task that never got past stage 1
+   * (its debit not committed: refused, denied, expired, stopped while held) keeps only its prompt's
+   * hash and length (refusedRequest). Must run inside a transaction.
+   */
   private commitFailure(task: TaskRow, stage: Stage, fail: { code: string; message: string }): TaskRow {
     const now = this.s.clock.now()
     const refunded = !task.output && this.s.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
-    const patch: TaskPatch = { status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged }
+    const patch: TaskPatch = {
+      status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged,
+      ...(task.stage < 2 && task.promptSha256 == null ? refusedRequest(task) : {}),
+    }
     const event: StoredEvent = { stage: stage.n, name: stage.name, status: 'failed', detail: { code: fail.code, message: fail.message, refunded }, at: now }
     const length = this.store.update(task.id, patch, [event])
     if (task.agentId) {

@@ -32,13 +32,17 @@ export const Task = t.Object({
 })
 
 export const TaskDetail = t.Composite([Task, t.Object({
-  operatorId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), failureCode: Nullable(t.String()), failureMessage: t.Optional(Nullable(t.String())),
+  operatorId: t.String(), stage: t.Integer({ minimum: 0, maximum: 8 }), failureCode: Nullable(t.String({ description: 'why the task failed, as a stable code (GUARDRAIL_BLOCKED, APPROVAL_DENIED, …); public' })),
+  failureMessage: t.Optional(Nullable(t.String({ description: 'owner only: the failure in words (it may quote the prompt, the guardrail config, credit figures, an approver\'s note or the kill-switch\'s reason); absent for anyone else' }))),
   creditsCharged: t.Integer(),
   receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
   attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),
   computeJobId: t.Optional(Nullable(t.String())),
   approvalId: t.Optional(Nullable(t.String({ description: 'the approval request when the task was held for approval (GET /api/v1/approvals/{id})' }))),
-  prompt: t.Optional(t.String({ description: 'owner only' })), output: t.Optional(Nullable(t.String({ description: 'owner only' }))),
+  prompt: t.Optional(t.String({ description: 'owner only; absent once the task failed before its debit (then `promptSha256` and `promptLength`)' })),
+  promptSha256: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$', description: 'owner only, instead of `prompt` for a task that failed before its debit (refused at stage 1, or held and then denied, expired or stopped): SHA-256 of the prompt\'s UTF-8 bytes, hex; such a task keeps neither its prompt nor its metadata' })),
+  promptLength: t.Optional(t.Integer({ minimum: 1, description: 'owner only, with `promptSha256`: the prompt\'s length in characters (code points)' })),
+  output: t.Optional(Nullable(t.String({ description: 'owner only' }))),
   metadata: t.Optional(Nullable(t.Record(t.String(), t.Unknown(), { description: 'owner only' }))),
   timeline: t.Optional(t.Array(t.Object({}, { additionalProperties: true }), { description: 'owner only: the stage events, oldest first; each `id` is the event\'s position in the timeline, from 1' })),
 })])

@@ -95,6 +95,22 @@ export class TaskService {
     }
   }
 
+  /**
+   * Deletes up to `limit` tasks that failed before their debit and before `before` (the retention
+   * job), with their approval requests, in one transaction. Returns how many it deleted.
+   */
+  pruneRefused(before: number, limit: number): number {
+    const store = this.s.pipeline.store
+    return this.s.db.$client.transaction(() => {
+      const ids = store.refusedBefore(before, limit)
+      for (const id of ids) {
+        this.s.approvals.forgetTask(id)
+        store.delete(id)
+      }
+      return ids.length
+    }).immediate()
+  }
+
   costOf(taskType: string): number { return this.s.config.taskCost[taskType] ?? this.s.config.taskCost.default ?? 1 }
 
   /** Runs a diagnostic task for one of the operator's agents through the operator's test key. */
@@ -136,7 +152,10 @@ export class TaskService {
   }
 
   /**
-   * Detail: public fields plus receipt and attestation; prompt, output and timeline for the owner.
+   * Detail: public fields plus receipt and attestation; for the owner also the failure's message,
+   * prompt (or its hash and length), output and timeline. `failureMessage` is the owner's only
+   * (docs/security.md): its text may quote the prompt, the guardrail config, the operator's credit
+   * figures, an approver's note or the kill-switch's reason, and failed tasks are listed publicly.
    * `timeline`: the task's events as the pipeline just published them (PipelineRunner.waitFor),
    * instead of reading them.
    */
@@ -144,13 +163,15 @@ export class TaskService {
     const att = t.attestation || !t.attestationUid ? null : this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null
     const events = owner ? (timeline ?? this.storedTimeline(t.id)) : null
     const base = {
-      ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode, failureMessage: t.failureMessage,
+      ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode,
       creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? (att ? JSON.parse(att.attestation) : null),
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
       computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.s.approvals.idForTask(t.id),
     }
     if (!events) return base
-    return { ...base, prompt: t.prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
+    // A task that failed before its debit kept only its prompt's hash and length (PipelineRunner).
+    const prompt = t.promptSha256 == null ? { prompt: t.prompt } : { promptSha256: t.promptSha256, promptLength: t.promptLength! }
+    return { ...base, failureMessage: t.failureMessage, ...prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
   }
 
   /**

@@ -34,11 +34,19 @@ export class TaskStore {
 
   private existsStmt: Statement
   private timelineStmt: Statement
+  private refusedStmt: Statement
+  private deleteStmt: Statement
+  private deleteEventsStmt: Statement
 
   constructor(private db: Database) {
     this.byId = db.prepare(`${TASK_SELECT} WHERE id = ?1`)
     this.existsStmt = db.prepare('SELECT 1 AS x FROM tasks WHERE id = ?1')
     this.timelineStmt = db.prepare('SELECT timeline AS t FROM tasks WHERE id = ?1')
+    // The WHERE of tasks_refused_idx, which holds only these rows (the planner would otherwise read
+    // every FAILED task from tasks_status_idx, the failures that are kept included).
+    this.refusedStmt = db.prepare("SELECT id FROM tasks INDEXED BY tasks_refused_idx WHERE status = 'FAILED' AND stage <= 1 AND completed_at < ?1 ORDER BY completed_at LIMIT ?2")
+    this.deleteStmt = db.prepare('DELETE FROM tasks WHERE id = ?1')
+    this.deleteEventsStmt = db.prepare('DELETE FROM task_events WHERE task_id = ?1')
   }
 
   exists(id: string): boolean { return this.existsStmt.get(id) !== null }
@@ -104,6 +112,24 @@ export class TaskStore {
     if (events.length === 0) { stmt.run(...args); return 0 }
     args.push(events.map((e) => JSON.stringify(e)).join(','))
     return (stmt.get(...args) as { n: number } | null)?.n ?? 0
+  }
+
+  /**
+   * Up to `limit` tasks that failed before their debit (status FAILED at stage 0 or 1: refused, or
+   * held and then not run) and did so before `before`, oldest first. Such a task has no ledger
+   * entry, no result, no receipt and no link in its agent's chain.
+   */
+  refusedBefore(before: number, limit: number): string[] {
+    return (this.refusedStmt.all(before, limit) as { id: string }[]).map((r) => r.id)
+  }
+
+  /**
+   * Deletes a task with the events it kept in task_events (before migration 0013); the triggers on
+   * tasks take it out of the counters and rollups. Must run inside the caller's transaction.
+   */
+  delete(id: string): void {
+    this.deleteEventsStmt.run(id)
+    this.deleteStmt.run(id)
   }
 
   /** The stored timeline of a task: null when it has none in its row (finished before migration 0013). */

@@ -63,6 +63,7 @@ export class WebhookOutbox {
       count: db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE operator_id = ?1'),
       pending: db.prepare("SELECT id, next_attempt_at AS nextAttemptAt FROM webhook_deliveries WHERE status = 'pending'"),
       record: db.prepare('UPDATE webhook_deliveries SET status = ?2, attempts = ?3, last_status = ?4, last_error = ?5, next_attempt_at = ?6, updated_at = ?7 WHERE id = ?1'),
+      prune: db.prepare("DELETE FROM webhook_deliveries WHERE created_at < ?1 AND status != 'pending'"),
     }
     jobs.register('webhook.deliver', (p: { id: string }) => { this.launch(p.id) })
   }
@@ -91,6 +92,15 @@ export class WebhookOutbox {
     this.q.insert.run(id, operatorId, approvalId, body.event, url, JSON.stringify(body), now)
     this.jobs.enqueue('webhook.deliver', { id }, { runAt: now, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
     return id
+  }
+
+  /**
+   * Deletes the deliveries created before `before` that are over (delivered or failed), for the
+   * retention job; one still pending (a server that was down) is kept until it is over. Returns how
+   * many it deleted.
+   */
+  prune(before: number): number {
+    return this.db.transaction(() => this.q.prune.run(before).changes).immediate()
   }
 
   list(operatorId: string, page: number, limit: number) {

@@ -150,7 +150,7 @@ describe('holds and the queue', () => {
     const r = await s.patch(`/api/v1/approvals/${b.approvalId}`, { decision: 'approved' }, { token: p.token })
     expect(r.status).toBe(200)
     expect(r.body.resumeError).toMatch(/credit/)
-    expect(r.body.receipt).toBeNull()
+    expect(r.body.receipt).toMatchObject({ taskId: b.taskId, status: 'FAILED', failureCode: 'INSUFFICIENT_CREDITS', creditCharged: 0, receiptCid: null })
     expect(await task(p, b.taskId)).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_CREDITS', creditsCharged: 0 })
     expect((await s.get(`/api/v1/approvals/${b.approvalId}`, { token: p.token })).body.decision).toBe('APPROVED')
     expect(await balance(p)).toBe(before - 60)
@@ -269,4 +269,103 @@ describe('expiry, the kill-switch and restarts', () => {
     expect((await s.get(`/api/v1/approvals/${h.approvalId}`, { token: o.token })).body.decision).toBe('EXPIRED')
     expect(await task(o, h.taskId)).toMatchObject({ status: 'FAILED', failureCode: 'APPROVAL_EXPIRED' })
   })
+})
+
+/** Moves the service clock past the next UTC midnight when it is less than 15 minutes after `now` (daily limits). */
+async function awayFromMidnight(now: number): Promise<void> {
+  const left = 86_400_000 - (now % 86_400_000)
+  if (left < 15 * 60_000) await advance(left + 60_000)
+}
+
+describe('an approved task meets the present guardrails again before its debit (issue 30)', () => {
+  test('maxCreditsPerDay: four held tasks approved once the day\'s credits ran out — one runs, three fail GUARDRAIL_BLOCKED uncharged', async () => {
+    const o = await operator()
+    await guard(o, { approvalThreshold: 1, maxCreditsPerDay: 2 })
+    const holds = [await held(o), await held(o), await held(o), await held(o)]
+    await awayFromMidnight(Date.parse((await task(o, holds[0]!.taskId)).createdAt)) // the day's credits are counted from here on
+    const before = await balance(o)
+    expect((await submit(o, { operation: 'no value' })).body.status).toBe('COMPLETED') // 1 of the day's 2 credits
+    const first = await s.patch(`/api/v1/approvals/${holds[0]!.approvalId}`, { decision: 'approved' }, { token: o.token })
+    expect(first.body).toMatchObject({ decision: 'approved', resumeError: null, receipt: { status: 'COMPLETED', creditCharged: 1 } })
+    for (const h of holds.slice(1)) {
+      const r = await s.patch(`/api/v1/approvals/${h.approvalId}`, { decision: 'approved' }, { token: o.token })
+      expect(r.status).toBe(200)
+      expect(r.body).toMatchObject({ success: true, decision: 'approved', taskId: h.taskId, receipt: { taskId: h.taskId, status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditCharged: 0, receiptCid: null } })
+      expect(r.body.resumeError).toMatch(/maxCreditsPerDay \(2\) would be exceeded: 2 spent today/)
+      const t = await task(o, h.taskId)
+      expect(t).toMatchObject({ status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditsCharged: 0, stage: 1 })
+      expect(t.timeline.map((e: any) => `${e.stage}:${e.status}`)).toEqual(['1:held', '1:failed'])
+      expect((await s.get(`/api/v1/approvals/${h.approvalId}`, { token: o.token })).body.decision).toBe('APPROVED')
+    }
+    expect(await balance(o)).toBe(before - 2)
+  }, 60_000)
+
+  test('blockedPatterns and allowedTaskTypes that became active while the task was held refuse it when approved', async () => {
+    const o = await operator()
+    await guard(o, { approvalThreshold: 1 })
+    const pattern = await held(o) // 'Pay the Acme invoice of this month.'
+    const type = await held(o, ACTION, 'general')
+    const before = await balance(o)
+    await guard(o, { blockedPatterns: ['ACME INVOICE'], allowedTaskTypes: ['spend_control'] })
+    const a = await s.patch(`/api/v1/approvals/${pattern.approvalId}`, { decision: 'approved' }, { token: o.token })
+    expect(a.body.resumeError).toMatch(/blocked pattern/)
+    expect(a.body.receipt).toMatchObject({ status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditCharged: 0 })
+    const b = await s.patch(`/api/v1/approvals/${type.approvalId}`, { decision: 'approved' }, { key: o.opKey })
+    expect(b.body.resumeError).toMatch(/allowedTaskTypes/)
+    for (const h of [pattern, type]) expect(await task(o, h.taskId)).toMatchObject({ status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditsCharged: 0 })
+    expect(await balance(o)).toBe(before)
+  }, 60_000)
+
+  test('maxTasksPerHour lowered while the task was held refuses it when approved', async () => {
+    const o = await operator()
+    await guard(o, { approvalThreshold: 1 })
+    const h = await held(o)
+    for (let i = 0; i < 2; i++) expect((await submit(o, { operation: `run ${i}` })).body.status).toBe('COMPLETED')
+    await guard(o, { maxTasksPerHour: 2 })
+    const before = await balance(o)
+    const r = await s.patch(`/api/v1/approvals/${h.approvalId}`, { decision: 'approved' }, { token: o.token })
+    expect(r.body.resumeError).toMatch(/maxTasksPerHour \(2\) reached/)
+    expect(await task(o, h.taskId)).toMatchObject({ status: 'FAILED', failureCode: 'GUARDRAIL_BLOCKED', creditsCharged: 0 })
+    expect(await balance(o)).toBe(before)
+  }, 60_000)
+})
+
+describe('agent-bound keys see and act only on their own agent\'s requests (issue 30)', () => {
+  test('list, count, detail, callback and resolve: another agent\'s request → 404 (its own: resolve stays 403); operator keys and the bearer token see all', async () => {
+    const o = await operator()
+    const reg = await s.post('/api/v1/agents/register', { displayName: 'Second agent', capabilities: ['spend_control'] }, { token: o.token })
+    expect(reg.status).toBe(201)
+    const second = { agentId: reg.body.agentId as string, key: reg.body.apiKey as string }
+    await guard(o, { approvalThreshold: 1 })
+    const mine = await held(o)
+    const r = await s.post('/api/v1/tasks/submit?wait=10', { agentId: second.agentId, taskType: 'spend_control', prompt: 'Pay the other invoice.', action: ACTION }, { key: second.key })
+    expect(r.status).toBe(202)
+    const theirs = { taskId: r.body.id as string, approvalId: r.body.approvalId as string }
+
+    const ids = async (cred: { key?: string; token?: string }) => (await s.get('/api/v1/approvals', cred)).body.map((a: { id: string }) => a.id).sort()
+    for (const [key, own, other] of [[o.agentKey, mine, theirs], [second.key, theirs, mine]] as const) {
+      expect(await ids({ key })).toEqual([own.approvalId])
+      expect((await s.get('/api/v1/approvals/count', { key })).body).toEqual({ pending: 1 })
+      expect((await s.get(`/api/v1/approvals/${own.approvalId}`, { key })).status).toBe(200)
+      expectProblem(await s.get(`/api/v1/approvals/${other.approvalId}`, { key }), 404, 'NOT_FOUND')
+      expectProblem(await s.get(`/api/v1/approvals?before=${other.approvalId}`, { key }), 400, 'INVALID_CURSOR')
+      expectProblem(await s.patch(`/api/v1/approvals/${other.approvalId}`, { decision: 'approved' }, { key }), 404, 'NOT_FOUND')
+      expectProblem(await s.patch(`/api/v1/approvals/${own.approvalId}`, { decision: 'approved' }, { key }), 403, 'APPROVAL_RESOLVE_FORBIDDEN')
+    }
+    for (const cred of [{ token: o.token }, { key: o.opKey }]) {
+      expect(await ids(cred)).toEqual([mine.approvalId, theirs.approvalId].sort())
+      expect((await s.get('/api/v1/approvals/count', cred)).body).toEqual({ pending: 2 })
+      for (const h of [mine, theirs]) expect((await s.get(`/api/v1/approvals/${h.approvalId}`, cred)).status).toBe(200)
+    }
+
+    // the one-shot callback: the second agent cannot take over the first one's, so the decision goes to the first one's URL
+    expect((await s.post(`/api/v1/approvals/${mine.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/mine' }, { key: o.agentKey })).status).toBe(201)
+    expectProblem(await s.post(`/api/v1/approvals/${mine.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/attacker' }, { key: second.key }), 404, 'NOT_FOUND')
+    expect((await s.patch(`/api/v1/approvals/${mine.approvalId}`, { decision: 'denied' }, { token: o.token })).status).toBe(200)
+    const urls = (await s.get('/api/v1/operator/webhooks/deliveries', { token: o.token })).body.data.map((d: { url: string }) => d.url)
+    expect(urls).toContain('http://127.0.0.1:9/mine')
+    expect(urls).not.toContain('http://127.0.0.1:9/attacker')
+    // an operator key registers a callback for any of the operator's requests
+    expect((await s.post(`/api/v1/approvals/${theirs.approvalId}/callback`, { callbackUrl: 'http://127.0.0.1:9/ops' }, { key: o.opKey })).status).toBe(201)
+  }, 60_000)
 })

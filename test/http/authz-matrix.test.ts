@@ -103,8 +103,8 @@ const PARAMS: Record<string, (op: Operation) => Omit<Ref, 'name'> | undefined> =
     if (op.template.startsWith('/api/v1/tasks/')) return { value: owner.task.id, scope: 'agent' }
     if (op.template.startsWith('/api/v1/admin/operators/')) return { value: owner.operatorId, scope: 'operator' }
     if (op.template.startsWith('/api/v1/admin/providers/')) return { value: provider.id, scope: 'admin' }
-    // any key of the operator reads its approval requests (agent keys never resolve them: 403)
-    if (op.template.startsWith('/api/v1/approvals/')) return owner.approval ? { value: owner.approval.id, scope: 'operator' } : undefined
+    // the request of the owner's first agent: another agent's key gets 404 (and agent keys never resolve: 403)
+    if (op.template.startsWith('/api/v1/approvals/')) return owner.approval ? { value: owner.approval.id, scope: 'agent' } : undefined
     return undefined
   },
   cid: (op) => {

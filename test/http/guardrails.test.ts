@@ -379,6 +379,32 @@ describe('kill-switch', () => {
     expect((await s.post('/api/v1/compute', { prompt: 'again' }, { token: o.token })).status).toBe(202)
   }, 60_000)
 
+  test('a submission refused by the kill-switch records nothing: no task in any list, no job, no credit (issue 30)', async () => {
+    const o = await operator()
+    const key = (await s.post('/api/v1/agents/register', { displayName: 'Keyed', capabilities: ['general'] }, { token: o.token })).body
+    const billing = (await s.get('/api/v1/operator/billing', { token: o.token })).body
+    expect((await s.patch('/api/v1/operator/kill-switch', { active: true, reason: 'freeze' }, { token: o.token })).status).toBe(200)
+    for (const r of [
+      await submit(o),
+      await s.post('/api/v1/tasks/submit?wait=10', { agentId: key.agentId, taskType: 'general', prompt: 'x' }, { key: key.apiKey }),
+      await submit(o, {}, { 'Idempotency-Key': crypto.randomUUID() }),
+      await s.post('/api/v1/compute', { prompt: 'x' }, { token: o.token }),
+      await s.post(`/api/v1/agents/${o.agentId}/test-run`, {}, { token: o.token }),
+    ]) {
+      expectProblem(r, 403, 'KILL_SWITCH_ACTIVE')
+      expect('task' in r.body).toBe(false)
+    }
+    const none = { data: [], total: 0 }
+    expect((await s.get('/api/v1/operator/tasks', { token: o.token })).body).toMatchObject(none)
+    for (const q of [`operatorId=${o.id}`, `agentId=${o.agentId}`, `agentId=${key.agentId}`, `operatorId=${o.id}&status=FAILED`]) {
+      expect((await s.get(`/api/v1/tasks?${q}`)).body).toMatchObject(none)
+    }
+    const series = (await s.get('/api/v1/operator/stats/daily?days=7', { token: o.token })).body.series as { tasks: { total: number } }[]
+    expect(series.every((d) => d.tasks.total === 0)).toBe(true)
+    expect((await s.get('/api/v1/operator/billing', { token: o.token })).body).toEqual(billing)
+    expect((await s.patch('/api/v1/operator/kill-switch', { active: false }, { token: o.token })).status).toBe(200)
+  })
+
   test('another operator is not affected', async () => {
     const a = await operator()
     const b = await operator()

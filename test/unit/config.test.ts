@@ -141,6 +141,12 @@ describe('precedence', () => {
     expect('loginAttemptsPerMinute' in c).toBe(false)
   })
 
+  test('the pending-approval cap and the retention: 100 and 30 days by default, from their TASKGATE_ variables, at least 1', () => {
+    expect(load()).toMatchObject({ maxPendingApprovals: 100, retentionDays: 30 })
+    expect(load({}, { TASKGATE_MAX_PENDING_APPROVALS: '7', TASKGATE_RETENTION_DAYS: '90' })).toMatchObject({ maxPendingApprovals: 7, retentionDays: 90 })
+    expect(load({}, { TASKGATE_MAX_PENDING_APPROVALS: '0', TASKGATE_RETENTION_DAYS: '0' })).toMatchObject({ maxPendingApprovals: 1, retentionDays: 1 })
+  })
+
   test('GitHub login is enabled only with both client id and secret; URLs lose trailing slashes', () => {
     expect(load({}, { TASKGATE_GITHUB_CLIENT_ID: 'id' }).github.enabled).toBe(false)
     expect(load({}, { TASKGATE_GITHUB_CLIENT_SECRET: 's' }).github.enabled).toBe(false)

@@ -25,3 +25,15 @@ test('only the three list indexes led by the status hold it: a status change mov
   expect(indexes).toContain('tasks_operator_idx')
   expect(withStatus).toEqual(['tasks_agent_status_idx', 'tasks_operator_status_idx', 'tasks_status_idx'])
 })
+
+test('the retention job finds old refused tasks through their partial index, which holds only them', () => {
+  expect(plan("SELECT id FROM tasks INDEXED BY tasks_refused_idx WHERE status = 'FAILED' AND stage <= 1 AND completed_at < ?1 ORDER BY completed_at LIMIT ?2")).toBe('SEARCH tasks USING INDEX tasks_refused_idx (completed_at<?)')
+  const sql = (db.$client.query("SELECT sql FROM sqlite_master WHERE name = 'tasks_refused_idx'").get() as { sql: string }).sql
+  expect(sql).toMatch(/WHERE status = 'FAILED' AND stage <= 1$/)
+})
+
+test('an agent-bound key\'s approval list and count read its agent\'s index range, not its operator\'s', () => {
+  const cols = 'id, created_at'
+  expect(plan(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`)).toContain('INDEX approvals_agent_idx (agent_id=? AND decision=?)')
+  expect(plan("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'")).toContain('INDEX approvals_agent_idx (agent_id=? AND decision=?)')
+})

@@ -170,6 +170,9 @@ function fullTask(task, stripEl, liveBadge) {
             h('td', { class: 'nowrap' }, h('time', { datetime: e.at, title: e.at }, fmtTime(e.at))))))))) : null),
     h('div', { class: 'card' }, h('h2', null, 'Details'), dl(rows), taskLinks(task)),
     typeof task.prompt === 'string' ? h('div', { class: 'card' }, h('h2', null, 'Prompt'), h('pre', { class: 'output' }, task.prompt)) : null,
+    // A task that failed before its debit keeps only its prompt's hash and length (docs/governance.md).
+    typeof task.promptSha256 === 'string' ? h('div', { class: 'card' }, h('h2', null, 'Prompt'),
+      h('p', { class: 'muted' }, `Not kept: the task failed before it was charged. ${task.promptLength} characters, SHA-256 `, h('code', { class: 'break' }, task.promptSha256))) : null,
     h('div', { class: 'card' }, h('h2', null, 'Output'), typeof task.output === 'string' ? h('pre', { class: 'output' }, task.output) : h('p', { class: 'muted' }, isSettled(task) ? 'No output.' : 'Not produced yet.')),
     task.metadata ? h('div', { class: 'card' }, h('h2', null, 'Metadata'), jsonBlock(task.metadata)) : null,
     task.receipt ? h('details', { class: 'card fold' }, h('summary', null, h('h2', null, 'Signed receipt')), h('div', { class: 'fold-body' }, jsonBlock(task.receipt))) : null,

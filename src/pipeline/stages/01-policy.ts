@@ -1,5 +1,6 @@
 // Stage 1: guardrails and policy. Runs inside the submit transaction. Rules are a list so later
 // features (kill-switch, guardrails, approval thresholds) plug in without touching the runner.
+import { KILL_SWITCH_CODE, killSwitchRefusal } from '../../guardrails/kill-switch'
 import type { Stage, StageContext, StageResult } from '../types'
 
 export type PolicyRule = (ctx: StageContext) => StageResult | null
@@ -29,6 +30,30 @@ export const operatorGuardrails: PolicyRule = ({ task, s }) => {
 export const approvalThreshold: PolicyRule = ({ task, s }) => s.approvals.holdFor(task)
 
 export const POLICY_RULES: PolicyRule[] = [agentActive, allowedTaskTypes, operatorGuardrails, approvalThreshold]
+
+/** The kill-switch as of now (a submission meets it before stage 1: assertNotKilled). */
+export const notKilled: PolicyRule = ({ task, s }) => {
+  const refusal = killSwitchRefusal(s.operators.byId(task.operatorId) ?? { flags: null })
+  return refusal === null ? null : { fail: { code: KILL_SWITCH_CODE, message: refusal } }
+}
+
+/**
+ * What an approved task meets again when it resumes, before its debit (docs/governance.md,
+ * Approvals): every stage-1 check that may have changed while it was held — the kill-switch, the
+ * agent and its capabilities, and the operator's guardrails as active now (allowedTaskTypes,
+ * maxPromptLength, blockedPatterns, maxTasksPerHour, maxCreditsPerDay). Not the approval
+ * threshold: the approval answered it.
+ */
+export const RESUME_RULES: PolicyRule[] = [notKilled, agentActive, allowedTaskTypes, operatorGuardrails]
+
+/** Why an approved task may no longer run (the first failing RESUME_RULES rule), or null. */
+export function resumeRefusal(ctx: StageContext): { code: string; message: string } | null {
+  for (const rule of RESUME_RULES) {
+    const r = rule(ctx)
+    if (r?.fail) return r.fail
+  }
+  return null
+}
 
 export const policy: Stage = {
   n: 1,

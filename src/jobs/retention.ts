@@ -1,0 +1,47 @@
+// The retention job (docs/security.md, Limits): once a day by the service clock (so the test clock
+// drives it), it deletes what costs nothing to make and serves no one after TASKGATE_RETENTION_DAYS
+// (default 30): tasks that failed before their debit (refused at stage 1, or held and then denied,
+// expired or stopped), with their approval requests, and webhook deliveries that are over. Each
+// domain deletes its own rows; this module only schedules them. A refused task has no ledger entry,
+// no receipt and no link in its agent's chain, so the ledger and the state roots are untouched, and
+// the triggers on `tasks` take it out of the lists' counters and the daily rollups as it goes.
+import type { Clock } from '../clock'
+import type { Logger } from '../log'
+import type { JobRunner } from './runner'
+
+const DAY_MS = 86_400_000
+/** Tasks deleted per transaction: the write lock is held for one batch at a time. */
+const BATCH = 500
+
+export interface RetentionDeps {
+  /** Deletes up to `limit` tasks that failed before their debit before `before`; returns how many. */
+  pruneRefusedTasks(before: number, limit: number): number
+  /** Deletes the webhook deliveries created before `before` that are over; returns how many. */
+  pruneDeliveries(before: number): number
+}
+
+export class Retention {
+  constructor(private jobs: JobRunner, private clock: Clock, private log: Logger, private days: number, private deps: RetentionDeps) {
+    jobs.register('retention.prune', () => this.run())
+  }
+
+  /** Schedules the first run a minute after start (a run missed while the server was down is due at once). */
+  schedule(): void {
+    this.jobs.enqueue('retention.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'retention.prune' })
+  }
+
+  /** One run: everything older than the retention, batch by batch, then the next run a day later. */
+  async run(): Promise<void> {
+    const before = this.clock.now() - this.days * DAY_MS
+    let tasks = 0
+    for (;;) {
+      const n = this.deps.pruneRefusedTasks(before, BATCH)
+      tasks += n
+      if (n < BATCH) break
+      await new Promise((r) => setImmediate(r)) // requests go between batches
+    }
+    const deliveries = this.deps.pruneDeliveries(before)
+    if (tasks || deliveries) this.log.info({ tasks, deliveries, days: this.days }, 'retention: deleted refused tasks and webhook deliveries')
+    this.jobs.enqueue('retention.prune', {}, { runAt: this.clock.now() + DAY_MS, dedupeKey: 'retention.prune' })
+  }
+}
