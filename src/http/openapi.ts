@@ -9,6 +9,7 @@
 // an OpenAPI 3.2 `itemSchema`), security alternatives, and links to the operations that use what
 // it returns. Why 3.2 and how each part is written: docs/api.md.
 import type { TSchema } from '@sinclair/typebox'
+import { REQUEST_ID_PATTERN } from './app'
 import { BOTH_CREDENTIALS_RULE } from './auth'
 import { PROBLEM_CODES } from './problem-codes'
 import { requestSchema, type Where } from './request-schema'
@@ -46,7 +47,7 @@ const hdr = (description: string, schema: Json = { type: 'string' }, required = 
 
 /** Response headers shared by many operations (components.headers). */
 const HEADERS: Record<string, Json> = {
-  'x-request-id': hdr('The request id: the one the client sent (1–128 characters of letters, digits and `._:-`), else a new unique, UUID-shaped id. Logs carry it.', { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, true),
+  'x-request-id': hdr('The request id: the one the client sent when it matched the pattern (see the `x-request-id` parameter), else a new unique, UUID-shaped id. Logs carry it.', { type: 'string', pattern: REQUEST_ID_PATTERN }, true),
   'RateLimit-Limit': hdr('Requests allowed per window for the credential used (the API key, or the operator\'s bearer tokens).', { type: 'integer', minimum: 0 }),
   'RateLimit-Remaining': hdr('Requests left in the current window.', { type: 'integer', minimum: 0 }),
   'RateLimit-Reset': hdr('Seconds until the window resets.', { type: 'integer', minimum: 0 }),
@@ -67,7 +68,7 @@ const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset
 
 /** Request headers routes may read (components.parameters). */
 const PARAMETERS: Record<string, Json> = {
-  RequestId: { name: 'x-request-id', in: 'header', required: false, description: 'A request id to carry through the logs: 1–128 characters of letters, digits and `._:-` are echoed in the response; any other value is replaced by a new unique, UUID-shaped id.', schema: { type: 'string' } },
+  RequestId: { name: 'x-request-id', in: 'header', required: false, description: `Optional, never refused. A request id to carry through the logs: a value matching \`${REQUEST_ID_PATTERN}\` (1–128 letters, digits and \`._:-\`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs).`, schema: { type: 'string' } },
   IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: 'Makes retries safe: a retry with the same key is applied once (the operation\'s description says what a replay answers).', schema: { type: 'string', minLength: 1, maxLength: 255 } },
   XPayment: { name: 'X-PAYMENT', in: 'header', required: false, description: 'x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid).', schema: { type: 'string' } },
   X402Payment: { name: 'X-402-Payment', in: 'header', required: false, description: 'Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator\'s bound wallet to the payment gate (e.g. the faucet\'s `x402PaymentHeader`).', schema: { type: 'string' } },
