@@ -357,7 +357,7 @@ function requestBody(r: RouteDef, o: OpenApiOptions): Json | null {
           schema: {
             type: 'object', required: ['file'],
             properties: {
-              file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the bytes to store' },
+              file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the bytes to store: a file part, or a plain form field (its text, UTF-8)' },
               name: { type: 'string', description: 'a name to return with the CID (default: the file name)' },
             },
           },

@@ -393,3 +393,56 @@ describe('oversized requests (issue 30)', () => {
   })
 })
 
+
+describe('issue 30: what the document admits, the server accepts (and the reverse)', () => {
+  const param = (m: string, p: string, n: string) => op(m, p).parameters.find((x: any) => x.name === n).schema
+
+  test('CIDs: exactly the CIDs the node serves; a Qm… string that is no CID is refused by both', async () => {
+    const re = new RegExp(param('GET', '/ipfs/{cid}', 'cid').pattern, 'u')
+    expect(param('GET', '/api/v1/public/proof/{cid}', 'cid').pattern).toBe(param('GET', '/ipfs/{cid}', 'cid').pattern)
+    const notACid = 'Qm3BbXyoLoUkwEA5KqxhJL1ns4QVUNzPpMRnAE9LaN2Bb8' // Schemathesis-style: Qm + 44 base58 digits
+    const unknownV0 = 'QmNLei78zWmzUdbeRB3CiUfAizWUrbeeZh5K1rhAQKCh51' // the all-zero sha2-256 digest: a CID, not held
+    const unknownV1 = 'bafkreiaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+    expect(re.test(notACid)).toBe(false)
+    for (const p of ['/ipfs/', '/api/v1/public/proof/']) {
+      expectProblem(await s.get(p + notACid), 400, 'INVALID_CID')
+      expectProblem(await s.get(p + 'zb2rhe5P4gXftAwvA4eXQ5HJwsER2owDyS9sKaQRRVQPn93bA'), 400, 'INVALID_CID') // a CID, base58btc: not a form the node serves
+      for (const cid of [unknownV0, unknownV1]) {
+        expect(re.test(cid), cid).toBe(true)
+        expectProblem(await s.get(p + cid), 404, 'NOT_FOUND')
+      }
+    }
+  })
+
+  test('logins: one pattern on the raw value, the same in the document and the server', async () => {
+    const login = op('POST', '/api/v1/auth/signup').requestBody.content['application/json'].schema.properties.login
+    expect(login['x-problem-code']).toBeUndefined()
+    expect(login.description).toContain('Otherwise 400 INVALID_LOGIN')
+    const re = new RegExp(login.pattern, 'u')
+    const samples = ['Pat.Doe', '  spaced-login ', 'ab', 'a', '_lead', 'x y', 'caf\u00e9', '\u212Aelvin', 'ok@host', '9lives']
+    let n = 0
+    for (const l of samples) {
+      const r = await s.post('/api/v1/auth/signup', { login: l.trim() === l ? `${l}${n}` : l, password: 'password-x' })
+      n++
+      const admitted = re.test(l.trim() === l ? `${l}${n - 1}` : l)
+      expect(r.status, JSON.stringify(l)).toBe(admitted ? 201 : 400)
+      if (!admitted) expect(r.body.code).toBe('INVALID_LOGIN')
+    }
+  })
+
+  test('uploads: a multipart `file` sent as a plain field is stored (the document gives it as a string)', async () => {
+    const token = await login()
+    const form = new FormData()
+    form.append('file', 'plain field text')
+    const r = await fetch(`${s.url}/v1/prior/claim`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
+    const body = await r.json()
+    expect(r.status).toBe(201)
+    expect(body.size).toBe('plain field text'.length)
+    expect(await (await fetch(`${s.url}/ipfs/${body.cid}`)).text()).toBe('plain field text')
+    const none = new FormData()
+    none.append('name', 'no file')
+    const missing = await fetch(`${s.url}/v1/prior/claim`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: none })
+    expect(missing.status).toBe(400)
+    expect((await missing.json()).code).toBe('FILE_REQUIRED')
+  })
+})
