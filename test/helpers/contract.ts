@@ -311,11 +311,11 @@ function addContentSchema(ajv: Ajv2020): void {
           check.errors = [{ instancePath: at, schemaPath: '#/contentSchema', keyword: 'contentSchema', params: {}, message: `must hold ${mt} (it does not parse)` }]
           return false
         }
-        if (inner(value)) { check.errors = null; return true }
+        if (inner(value)) { check.errors = undefined; return true }
         check.errors = (inner.errors ?? []).map((e) => ({ ...e, instancePath: `${at}${e.instancePath}` }))
         return false
       }
-      check.errors = null as ErrorObject[] | null
+      check.errors = undefined as Partial<ErrorObject>[] | undefined
       return check
     },
   })
