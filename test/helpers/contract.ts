@@ -1,6 +1,6 @@
 // The response contract: every response a black-box test receives (through TestServer.req) is
 // checked against the operation it answers in the server's own /openapi.json, by a validator
-// that shares no code with the server (Ajv's JSON Schema 2020-12 validator, as OpenAPI 3.1 uses).
+// that shares no code with the server (Ajv's JSON Schema 2020-12 validator, as OpenAPI 3.1 and 3.2 use).
 //
 // Checked: the path matches a documented path template and method; the status is documented
 // (exact, NXX or default); the content type is one the response documents (and a body is sent

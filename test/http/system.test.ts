@@ -151,7 +151,7 @@ describe('public config', () => {
 describe('OpenAPI and docs', () => {
   test('every declared route is documented with its accepted credentials', async () => {
     const doc = (await s.get('/openapi.json')).body
-    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.openapi).toBe('3.2.0')
     expect(doc.components.securitySchemes.bearer.scheme).toBe('bearer')
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' })
     const keys = doc.paths['/api/v1/operator/keys']
