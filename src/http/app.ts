@@ -46,7 +46,12 @@ export const infoOf = (r: Request): RequestInfo => requestInfo.get(r) ?? { reque
 /** UI pages: scripts, styles and everything else from this origin only; never framed. */
 export const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
+/**
+ * A client's x-request-id is used (and echoed) only when it matches this; any other value, the
+ * empty one included, is ignored and replaced, never echoed or logged (docs/api.md, "Request ids").
+ */
+export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$'
+const REQUEST_ID_RE = new RegExp(REQUEST_ID_PATTERN)
 
 /**
  * A new request id, UUID-shaped and unique: a random UUID drawn at start with its last 7 hex

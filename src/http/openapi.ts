@@ -1,17 +1,19 @@
-// OpenAPI 3.1 document generated from the route declarations (http/route.ts). It is built once, at
+// OpenAPI 3.2 document generated from the route declarations (http/route.ts). It is built once, at
 // its first request, from copies of the same enforced schemas Elysia validates with
 // (http/request-schema.ts), so it is the same on every instance with the same configuration
 // whatever requests came first.
 //
 // Per operation it lists: every status with its problem codes (derived from the declaration —
 // input, credentials, body limits, storage — plus the route's own `errors`), header parameters
-// and response headers, the media type and schema of every response (event streams with their
-// events), security alternatives, and links to the operations that use what it returns.
+// and response headers, the media type and schema of every response (event streams per event, as
+// an OpenAPI 3.2 `itemSchema`), security alternatives, and links to the operations that use what
+// it returns. Why 3.2 and how each part is written: docs/api.md.
 import type { TSchema } from '@sinclair/typebox'
+import { REQUEST_ID_PATTERN } from './app'
 import { BOTH_CREDENTIALS_RULE } from './auth'
 import { PROBLEM_CODES } from './problem-codes'
 import { requestSchema, type Where } from './request-schema'
-import type { AuthKind, HeaderDoc, ResponseDoc, RouteDef } from './route'
+import type { AuthKind, HeaderDoc, ResponseDoc, RouteDef, SseEventDoc } from './route'
 import { PaymentRequired, Problem, PROBLEM_CODE, QUERY_INT, type IntBounds } from './schemas'
 
 export interface OpenApiOptions {
@@ -25,6 +27,14 @@ export interface OpenApiOptions {
 
 type Json = Record<string, unknown>
 
+/**
+ * Requests whose request line and headers exceed Bun's HTTP parser limit (16 KiB, the runtime's
+ * `--max-http-header-size`) are answered by Bun itself, before the application sees them: 431
+ * with no body and no x-request-id. Neither `fetch` nor `error` of Bun.serve is called, and no
+ * Bun.serve option changes the answer (docs/api.md, "Oversized requests").
+ */
+export const OVERSIZED_RULE = 'A request whose request line (the URL with its query string) and headers together exceed 16 KiB is refused by the HTTP server before TaskGate sees it: **431** with **no body** (not problem+json) and no `x-request-id`; the connection is closed. This applies to every operation; keep query strings and headers short (send large values in a JSON body).'
+
 /** The rule for members a request body does not name, as the document states it. */
 export const UNKNOWN_MEMBERS_RULE = 'Request bodies are closed: a JSON body member that the operation\'s schema does not name is refused with 400 `VALIDATION_FAILED`, and `errors` names it (`{ "path": "/body/<member>", "message": "unknown member…" }`); every object in a request schema says `additionalProperties: false`. Nothing is silently dropped. Unknown query parameters are ignored. Response objects are open: clients ignore members they do not know (new ones may be added).'
 
@@ -37,7 +47,7 @@ const hdr = (description: string, schema: Json = { type: 'string' }, required = 
 
 /** Response headers shared by many operations (components.headers). */
 const HEADERS: Record<string, Json> = {
-  'x-request-id': hdr('The request id: the one the client sent (1–128 characters of letters, digits and `._:-`), else a new unique, UUID-shaped id. Logs carry it.', { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' }, true),
+  'x-request-id': hdr('The request id: the one the client sent when it matched the pattern (see the `x-request-id` parameter), else a new unique, UUID-shaped id. Logs carry it.', { type: 'string', pattern: REQUEST_ID_PATTERN }, true),
   'RateLimit-Limit': hdr('Requests allowed per window for the credential used (the API key, or the operator\'s bearer tokens).', { type: 'integer', minimum: 0 }),
   'RateLimit-Remaining': hdr('Requests left in the current window.', { type: 'integer', minimum: 0 }),
   'RateLimit-Reset': hdr('Seconds until the window resets.', { type: 'integer', minimum: 0 }),
@@ -58,7 +68,7 @@ const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset
 
 /** Request headers routes may read (components.parameters). */
 const PARAMETERS: Record<string, Json> = {
-  RequestId: { name: 'x-request-id', in: 'header', required: false, description: 'A request id to carry through the logs: 1–128 characters of letters, digits and `._:-` are echoed in the response; any other value is replaced by a new unique, UUID-shaped id.', schema: { type: 'string' } },
+  RequestId: { name: 'x-request-id', in: 'header', required: false, description: `Optional, never refused. A request id to carry through the logs: a value matching \`${REQUEST_ID_PATTERN}\` (1–128 letters, digits and \`._:-\`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs).`, schema: { type: 'string' } },
   IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: 'Makes retries safe: a retry with the same key is applied once (the operation\'s description says what a replay answers).', schema: { type: 'string', minLength: 1, maxLength: 255 } },
   XPayment: { name: 'X-PAYMENT', in: 'header', required: false, description: 'x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid).', schema: { type: 'string' } },
   X402Payment: { name: 'X-402-Payment', in: 'header', required: false, description: 'Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator\'s bound wallet to the payment gate (e.g. the faucet\'s `x402PaymentHeader`).', schema: { type: 'string' } },
@@ -241,13 +251,14 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
     op.parameters = parameters
     const body = requestBody(r, o)
     if (body) op.requestBody = body
+    responses['431'] = { $ref: '#/components/responses/RequestHeaderFieldsTooLarge' }
     op.responses = Object.fromEntries(Object.entries(responses).sort((a, b) => Number(a[0]) - Number(b[0])))
     ;(paths[path] ??= {})[r.method.toLowerCase()] = op
   }
 
   const operations = Object.values(paths).reduce((n, p) => n + Object.keys(p).length, 0)
   return {
-    openapi: '3.1.0',
+    openapi: '3.2.0',
     info: {
       title: 'TaskGate API', version: o.version,
       description: [
@@ -257,7 +268,9 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
         `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BOTH_CREDENTIALS_RULE}`,
         `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,
         '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working. When another process (a CLI command on the data dir) holds the database\'s write lock for more than 5 s, they answer 503 `DATABASE_BUSY` with `Retry-After` and write nothing.',
-        `**Statuses listed:** ${statusCount} over ${operations} operations. Every response carries \`x-request-id\`.`,
+        `**Oversized requests.** ${OVERSIZED_RULE}`,
+        '**Event streams** (`text/event-stream`) are described per event by the media type\'s `itemSchema` (OpenAPI 3.2): each event is `{ event, data, id }` as an SSE parser delivers it, `data` a string holding JSON (`contentMediaType: application/json`) whose schema is the `contentSchema` of the variant its `event` names (`oneOf`). `: ping` comments and the `retry:` hint are not events.',
+        `**Statuses listed:** ${statusCount} over ${operations} operations, plus 431 on every operation (see above). Every response but the 431 carries \`x-request-id\`.`,
       ].join('\n\n'),
     },
     ...(o.publicUrl ? { servers: [{ url: o.publicUrl }] } : {}),
@@ -271,6 +284,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       },
       parameters: PARAMETERS,
       headers: HEADERS,
+      responses: { RequestHeaderFieldsTooLarge: { description: `Request Header Fields Too Large. ${OVERSIZED_RULE}` } },
       schemas: { Problem: docSchema(Problem), PaymentRequired: docSchema(PaymentRequired) },
     },
     paths,
@@ -289,21 +303,47 @@ function headers(r: RouteDef, list: Record<string, HeaderDoc>): Json {
 }
 
 function responseContent(doc: ResponseDoc): Json | null {
-  if (doc.events) {
-    const events = Object.fromEntries(Object.entries(doc.events).map(([name, e]) => [name, { description: e.description, ...(e.data ? { data: docSchema(e.data) } : {}) }]))
-    return {
-      'text/event-stream': {
-        schema: { type: 'string', description: `Server-sent events (\`id:\`, \`event:\`, \`data:\` JSON); \`: ping\` comments keep the stream alive. Events: ${Object.keys(events).join(', ')} (\`x-sse-events\` gives each one's data).` },
-        'x-sse-events': events,
-      },
-    }
-  }
+  if (doc.events) return { 'text/event-stream': { itemSchema: sseItemSchema(doc.events) } }
   if (doc.content) {
     return Object.fromEntries(Object.entries(doc.content).map(([mt, s]) => [mt, s ? { schema: docSchema(s) } : {}]))
   }
   if (doc.schema) return { [doc.contentType ?? 'application/json']: { schema: docSchema(doc.schema) } }
   if (doc.contentType) return { [doc.contentType]: doc.contentType.startsWith('text/') ? { schema: { type: 'string' } } : {} }
   return null
+}
+
+/**
+ * The OpenAPI 3.2 `itemSchema` of an event stream: one parsed server-sent event (OpenAPI 3.2
+ * "Special Considerations for Server-Sent Events": `event`, `data`, `id` strings and `retry` an
+ * integer, after parsing per the HTML event-stream rules, so comments and a `retry:`-only block are
+ * not items). `data` is a string; the JSON it holds is described with `contentMediaType` and
+ * `contentSchema`, one `oneOf` variant per event name (`event` const). Every event this service
+ * sends names its event and carries a numeric `id:` (http/sse.ts).
+ */
+export function sseItemSchema(events: Record<string, SseEventDoc>): Json {
+  const names = Object.keys(events)
+  return {
+    type: 'object',
+    description: `One server-sent event as an SSE parser delivers it: \`event\` (${names.map((n) => `\`${n}\``).join(', ')}), \`data\` (a JSON text; its schema per event below), \`id\` (resume with \`Last-Event-ID\`). \`: ping\` comments keep the stream alive and are not events.`,
+    required: ['event', 'data', 'id'],
+    properties: {
+      event: { type: 'string', enum: names },
+      data: { type: 'string', contentMediaType: 'application/json' },
+      id: { type: 'string', pattern: '^[1-9][0-9]*$' },
+      retry: { type: 'integer', minimum: 0 },
+    },
+    oneOf: names.map((name) => {
+      const e = events[name]!
+      return {
+        title: name,
+        description: e.description,
+        properties: {
+          event: { const: name },
+          data: { contentMediaType: 'application/json', contentSchema: e.data ? docSchema(e.data) : {} },
+        },
+      }
+    }),
+  }
 }
 
 function requestBody(r: RouteDef, o: OpenApiOptions): Json | null {
@@ -318,7 +358,7 @@ function requestBody(r: RouteDef, o: OpenApiOptions): Json | null {
           schema: {
             type: 'object', required: ['file'],
             properties: {
-              file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the bytes to store' },
+              file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'the bytes to store: a file part, or a plain form field (its text, UTF-8)' },
               name: { type: 'string', description: 'a name to return with the CID (default: the file name)' },
             },
           },

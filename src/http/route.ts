@@ -28,7 +28,7 @@ export interface ResponseDoc {
   content?: Record<string, TSchema | null>
   /** Response headers besides the ones every response carries (x-request-id, RateLimit-*). */
   headers?: Record<string, HeaderDoc>
-  /** text/event-stream responses: the events, by `event:` name. */
+  /** text/event-stream responses: the events, by `event:` name (the document describes each as an OpenAPI 3.2 itemSchema variant: http/openapi.ts sseItemSchema). */
   events?: Record<string, SseEventDoc>
   links?: Record<string, LinkDoc>
 }

@@ -47,13 +47,112 @@ export const EvmAddress = (description = 'EVM address (0x + 40 hex digits, any l
 export const Hash32 = (description?: string) => t.String({ minLength: 66, maxLength: 66, pattern: '^0x[0-9a-fA-F]{64}$', ...(description ? { description } : {}) })
 
 /**
- * A CID as multiformats parses it without a base hint: CIDv0 (`Qm…`, base58btc) or CIDv1 in
- * base32 (`b…`, what this node issues), base58btc (`z…`) or base36 (`k…`). Anything else, or a
- * string of that shape that is not a CID → 400 INVALID_CID.
+ * The CIDs this node serves, as one exact regular expression: what the node issues, CIDv1
+ * sha2-256 with the raw (`bafkrei…`) or dag-pb (`bafybei…`) codec in base32, and the same dag-pb
+ * content as CIDv0 (`Qm…`, base58btc). The expression admits exactly those strings that decode to
+ * such a CID (issue 30: the shape-only pattern before it admitted strings like `Qm` + 44 base58
+ * digits that are no CID, which the server then refused), so a generated client, a validator and
+ * the server agree; anything else, other CIDs included (they cannot be content of this node),
+ * → 400 INVALID_CID. Built by cidPattern() below; test/unit/cid-pattern.test.ts checks it against
+ * multiformats.
  */
-export const CID_PATTERN = '^(?:Qm[1-9A-HJ-NP-Za-km-z]{44}|b[a-z2-7]{8,199}|z[1-9A-HJ-NP-Za-km-z]{8,199}|k[0-9a-z]{8,199})$'
-export const Cid = (description = 'CID: CIDv1 base32 (`bafy…`, `bafk…`) as this node issues, or CIDv0 `Qm…`') =>
-  t.String({ minLength: 1, maxLength: 200, pattern: CID_PATTERN, description, [PROBLEM_CODE]: 'INVALID_CID' })
+export let CID_PATTERN: string // set below, after its helpers
+export const Cid = (description = 'CID: CIDv1 sha2-256 in base32, raw (`bafkrei…`) or dag-pb (`bafybei…`), as this node issues, or CIDv0 `Qm…`') =>
+  t.String({ minLength: 46, maxLength: 59, pattern: CID_PATTERN, description, [PROBLEM_CODE]: 'INVALID_CID' })
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
+
+function cidPattern(): string {
+  const v1 = (codec: number) => base32Exact([0x01, codec, 0x12, 0x20], 36)
+  const v0lo = BigInt('0x1220' + '00'.repeat(32))
+  const v0hi = BigInt('0x1220' + 'ff'.repeat(32))
+  return `^(?:b${v1(0x55)}|b${v1(0x70)}|${digitRange(BASE58, toDigits(BASE58, v0lo), toDigits(BASE58, v0hi))})$`
+}
+
+/** A character class of the given characters, ranges merged (`[P-Za-e]`). */
+function charClass(chars: string): string {
+  const codes = [...new Set([...chars].map((c) => c.charCodeAt(0)))].sort((a, b) => a - b)
+  if (codes.length === 1) return esc(String.fromCharCode(codes[0]!))
+  let out = ''
+  for (let i = 0; i < codes.length;) {
+    let j = i
+    while (j + 1 < codes.length && codes[j + 1] === codes[j]! + 1) j++
+    out += j - i >= 2 ? `${esc(String.fromCharCode(codes[i]!))}-${esc(String.fromCharCode(codes[j]!))}` : codes.slice(i, j + 1).map((c) => esc(String.fromCharCode(c))).join('')
+    i = j + 1
+  }
+  return `[${out}]`
+}
+const esc = (c: string) => c.replace(/[\\^$.*+?()[\]{}|-]/g, '\\$&')
+const repeat = (cls: string, n: number) => (n === 0 ? '' : n === 1 ? cls : `${cls}{${n}}`)
+
+/** The base58 (or other numeric-base) digits of n, most significant first. */
+function toDigits(alphabet: string, n: bigint): string {
+  const base = BigInt(alphabet.length)
+  let out = ''
+  for (let x = n; x > 0n; x /= base) out = alphabet[Number(x % base)] + out
+  return out
+}
+
+/** The strings of lo.length digits from lo to hi (same length), in the alphabet's order. */
+function digitRange(alphabet: string, lo: string, hi: string): string {
+  if (lo.length !== hi.length) throw new Error('digitRange: lengths differ')
+  if (lo === '') return ''
+  const at = (c: string) => alphabet.indexOf(c)
+  if (lo[0] === hi[0]) return esc(lo[0]!) + digitRange(alphabet, lo.slice(1), hi.slice(1))
+  const rest = lo.length - 1
+  const parts = [esc(lo[0]!) + atLeast(alphabet, lo.slice(1))]
+  if (at(hi[0]!) - at(lo[0]!) > 1) parts.push(charClass(alphabet.slice(at(lo[0]!) + 1, at(hi[0]!))) + repeat(charClass(alphabet), rest))
+  parts.push(esc(hi[0]!) + atMost(alphabet, hi.slice(1)))
+  return `(?:${parts.join('|')})`
+}
+function atLeast(alphabet: string, s: string): string {
+  if (s === '' || [...s].every((c) => c === alphabet[0])) return repeat(charClass(alphabet), s.length)
+  const above = alphabet.slice(alphabet.indexOf(s[0]!) + 1)
+  const parts = [esc(s[0]!) + atLeast(alphabet, s.slice(1))]
+  if (above) parts.push(charClass(above) + repeat(charClass(alphabet), s.length - 1))
+  return `(?:${parts.join('|')})`
+}
+function atMost(alphabet: string, s: string): string {
+  if (s === '' || [...s].every((c) => c === alphabet[alphabet.length - 1])) return repeat(charClass(alphabet), s.length)
+  const below = alphabet.slice(0, alphabet.indexOf(s[0]!))
+  const parts = [esc(s[0]!) + atMost(alphabet, s.slice(1))]
+  if (below) parts.push(charClass(below) + repeat(charClass(alphabet), s.length - 1))
+  return `(?:${parts.join('|')})`
+}
+
+/**
+ * The unpadded lower-case base32 (RFC 4648) encodings of every `length`-byte value that starts
+ * with `prefix`: each character's five bits are fixed where they fall in the prefix, free in the
+ * rest, and zero past the last byte (multiformats refuses non-zero trailing bits).
+ */
+function base32Exact(prefix: number[], length: number): string {
+  const bits = length * 8
+  const classes: string[] = []
+  for (let i = 0; i * 5 < bits; i++) {
+    let allowed = ''
+    for (let v = 0; v < 32; v++) {
+      let ok = true
+      for (let b = 0; b < 5 && ok; b++) {
+        const bit = i * 5 + b
+        const value = (v >> (4 - b)) & 1
+        if (bit >= bits) ok = value === 0
+        else if (bit < prefix.length * 8) ok = value === ((prefix[bit >> 3]! >> (7 - (bit & 7))) & 1)
+      }
+      if (ok) allowed += BASE32[v]
+    }
+    classes.push(charClass(allowed))
+  }
+  let out = ''
+  for (let i = 0; i < classes.length;) {
+    let j = i
+    while (j + 1 < classes.length && classes[j + 1] === classes[i]) j++
+    out += repeat(classes[i]!, j - i + 1)
+    i = j + 1
+  }
+  return out
+}
+CID_PATTERN = cidPattern()
 
 /**
  * The e-mail rule, one regular expression for the server and the document alike (no `format`,

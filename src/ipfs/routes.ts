@@ -37,7 +37,7 @@ export function ipfsRoutes(s: Services) {
     defineRoute({
       method: 'POST', path: '/v1/prior/claim', auth: 'either', upload: true, tags: ['IPFS'],
       summary: 'Upload a context payload (multipart `file`, or any JSON body) to IPFS',
-      description: `multipart/form-data with a \`file\` field (optional \`name\`), or a JSON body stored as JSON. Limits: ${s.config.uploadBodyLimit} bytes per upload body (413 BODY_TOO_LARGE); per operator ${s.config.uploads.perDay} uploads and ${s.config.uploads.bytesPerDay} bytes per rolling 24 h (429 UPLOAD_QUOTA_EXCEEDED). The body is read only after the credential is checked. Content is public to anyone who knows its CID. 201 \`{ cid, size, name? }\`.`,
+      description: `multipart/form-data with a \`file\` part (a file, or a plain field whose text is stored; optional \`name\`), or a JSON body stored as JSON. Limits: ${s.config.uploadBodyLimit} bytes per upload body (413 BODY_TOO_LARGE); per operator ${s.config.uploads.perDay} uploads and ${s.config.uploads.bytesPerDay} bytes per rolling 24 h (429 UPLOAD_QUOTA_EXCEEDED). The body is read only after the credential is checked. Content is public to anyone who knows its CID. 201 \`{ cid, size, name? }\`.`,
       errors: { 400: ['INVALID_JSON', 'INVALID_MULTIPART', 'FILE_REQUIRED', 'BODY_REQUIRED'], 429: ['UPLOAD_QUOTA_EXCEEDED'] },
       responses: { 201: {
         description: 'stored', schema: t.Object({ cid: t.String(), size: t.Integer({ minimum: 0 }), name: t.Optional(t.String()) }),
@@ -51,11 +51,13 @@ export function ipfsRoutes(s: Services) {
         let name: string | undefined
         if (type.startsWith('multipart/form-data')) {
           const form = await new Response(raw as BodyInit, { headers: { 'content-type': type } }).formData().catch(() => { throw badRequest('INVALID_MULTIPART', 'the multipart body could not be parsed') })
+          // `file` is a part with a file name (its bytes) or a plain field (its text): the document
+          // gives it as a string of bytes, and RFC 7578 does not require a filename (issue 30).
           const file = form.get('file')
-          if (!(file instanceof Blob)) throw badRequest('FILE_REQUIRED', 'multipart uploads need a `file` field')
-          bytes = new Uint8Array(await file.arrayBuffer())
+          if (file === null) throw badRequest('FILE_REQUIRED', 'multipart uploads need a `file` field')
+          bytes = typeof file === 'string' ? new TextEncoder().encode(file) : new Uint8Array(await file.arrayBuffer())
           const n = form.get('name')
-          name = typeof n === 'string' ? n : (file as File).name || undefined
+          name = typeof n === 'string' ? n : typeof file === 'string' ? undefined : (file as File).name || undefined
         } else {
           const text = Buffer.from(raw).toString('utf8')
           if (text.trim() === '') throw badRequest('BODY_REQUIRED', 'send a JSON body or a multipart file')

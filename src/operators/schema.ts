@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { DateTime, Email, Id, Nullable, StatusEnum, TierEnum } from '../http/schemas'
+import { DateTime, Email, Id, Nullable, PROBLEM_CODE, StatusEnum, TierEnum } from '../http/schemas'
 
 export const OperatorProfile = t.Object({
   id: t.String(),
@@ -19,7 +19,14 @@ export const OperatorProfile = t.Object({
 
 export const AdminOperator = t.Composite([OperatorProfile, t.Object({ role: t.String(), createdAt: DateTime, updatedAt: DateTime })])
 
-const login = t.String({ minLength: 2, maxLength: 64, description: 'letters, digits, and _ . @ - (case-insensitive)' })
+/**
+ * What sign-up and setup accept: the server trims and lower-cases a login, then requires
+ * LOGIN_PATTERN (operators/service.ts). Stated here on the raw value, so the document and the
+ * schema Elysia enforces admit exactly that (surrounding whitespace, either letter case); anything
+ * else → 400 INVALID_LOGIN. (Lower-casing maps one non-ASCII letter to ASCII, the Kelvin sign to
+ * `k`: this pattern refuses it, as the document says.)
+ */
+const login = t.String({ minLength: 2, maxLength: 64, pattern: '^\\s*[A-Za-z0-9][A-Za-z0-9_.@-]{1,63}\\s*$', description: 'letters, digits, and _ . @ -, starting with a letter or digit; case-insensitive (stored lower-cased), surrounding whitespace ignored', [PROBLEM_CODE]: 'INVALID_LOGIN' })
 const password = t.String({ minLength: 8, maxLength: 256 })
 
 export const LoginBody = t.Object({ login: t.String({ minLength: 1, maxLength: 64 }), password: t.String({ minLength: 1, maxLength: 256 }) })

@@ -120,7 +120,7 @@ export function systemRoutes(s: Services, openapi: () => Uint8Array<ArrayBuffer>
     }),
     defineRoute({
       method: 'GET', path: '/openapi.json', auth: 'none', tags, summary: 'This OpenAPI document', hidden: true,
-      responses: { 200: { description: 'OpenAPI 3.1' } },
+      responses: { 200: { description: 'OpenAPI 3.2' } },
       handler: () => {
         return new Response(openapi(), { headers: { 'content-type': 'application/json' } })
       },

@@ -1,6 +1,6 @@
 // The response contract: every response a black-box test receives (through TestServer.req) is
 // checked against the operation it answers in the server's own /openapi.json, by a validator
-// that shares no code with the server (Ajv's JSON Schema 2020-12 validator, as OpenAPI 3.1 uses).
+// that shares no code with the server (Ajv's JSON Schema 2020-12 validator, as OpenAPI 3.1 and 3.2 use).
 //
 // Checked: the path matches a documented path template and method; the status is documented
 // (exact, NXX or default); the content type is one the response documents (and a body is sent
@@ -8,7 +8,12 @@
 // also match components.schemas.Problem and carry the response's status; documented response
 // headers are present when required and match their schema; and the headers clients rely on
 // (Location, Retry-After, RateLimit-*, X-PAYMENT-RESPONSE, WWW-Authenticate, ...) are documented
-// where they are sent. Event streams and binary bodies: status and content type only.
+// where they are sent. Event streams (text/event-stream) whose text was read: the stream is parsed
+// with eventsource-parser (the HTML event-stream rules: comments and a `retry:`-only block are not
+// events, `id` carries over) and every event `{ event, data, id }` is validated against the media
+// type's OpenAPI 3.2 `itemSchema`, including the JSON inside `data` (`contentMediaType:
+// application/json` + `contentSchema`, which Ajv alone only annotates; see sseEvents below).
+// Binary bodies: status and content type only.
 //
 // default (strict)                    a mismatch throws inside the test that got it
 // TASKGATE_VALIDATE_RESPONSES=report  mismatches are recorded, de-duplicated, printed as they
@@ -20,6 +25,7 @@ import { join, resolve } from 'node:path'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
+import { createParser } from 'eventsource-parser'
 
 export type ContractMode = 'strict' | 'report' | 'off'
 
@@ -83,6 +89,7 @@ export class Contract {
       logger: { log() {}, warn: (...a: unknown[]) => this.docProblems.push(a.map(String).join(' ')), error: (...a: unknown[]) => this.docProblems.push(a.map(String).join(' ')) },
     })
     addFormats(this.ajv)
+    addContentSchema(this.ajv)
     for (const [name, schema] of Object.entries<any>(doc?.components?.schemas ?? {})) {
       try {
         this.ajv.addSchema({ ...rewriteRefs(schema), $id: `urn:taskgate:schema:${name}` })
@@ -204,7 +211,7 @@ export class Contract {
     const resp = this.deref(responses[key]) ?? {}
     const content: Record<string, any> = resp.content ?? {}
     const types = Object.keys(content)
-    const hasBody = ex.text === null ? ex.status !== 204 && ex.status !== 304 && method !== 'HEAD' : ex.text.length > 0
+    const hasBody = ex.text === null ? ex.status !== 204 && ex.status !== 304 && method !== 'HEAD' : ex.text.length > 0 || ct === 'text/event-stream'
     if (types.length === 0) {
       if (hasBody) add(operation, 'media-type', `response has a body (${ct || 'no content-type'}) but the document gives no content for ${key}`)
     } else if (!hasBody) {
@@ -220,6 +227,19 @@ export class Contract {
         if (typeof b === 'symbol') add(operation, 'body', `${ct} body is not JSON`)
         else if (schema === undefined) add(operation, 'media-type', `${mt} has no schema`)
         else for (const m of this.validate(`${operation} ${key} ${mt}`, schema, b).slice(0, 8)) add(operation, 'body', m)
+      } else if (ct === 'text/event-stream' && ex.text !== null) {
+        const itemSchema = content[mt]?.itemSchema
+        if (itemSchema === undefined) add(operation, 'media-type', `${mt} has no itemSchema (each event cannot be checked)`)
+        else {
+          const seen = new Set<string>()
+          for (const [i, e] of sseEvents(ex.text).entries()) {
+            for (const m of this.validate(`${operation} ${key} ${mt} item`, itemSchema, e)) {
+              if (seen.has(m)) continue
+              seen.add(m)
+              add(operation, 'sse-event', `event #${i + 1} (${e.event}): ${m}`)
+            }
+          }
+        }
       }
     }
     problemCheck(operation)
@@ -242,6 +262,63 @@ export class Contract {
     if (undocumented.length) add(operation, 'header', `sent but not documented for ${key}: ${undocumented.join(', ')}`)
     return out
   }
+}
+
+/** One server-sent event as the OpenAPI 3.2 item model sees it (strings; `retry` a number). */
+export interface SseItem { event: string; data: string; id?: string; retry?: number }
+
+/**
+ * The events of an event-stream text, parsed by eventsource-parser (the HTML rules): a block
+ * without `data:` is no event (the `retry:` hint, `: ping` comments), `event` defaults to
+ * `message`, and the last event id carries over to the events that do not set one. An incomplete
+ * last block (a stream cut short) is not an event.
+ */
+export function sseEvents(text: string): SseItem[] {
+  const out: SseItem[] = []
+  let lastId: string | undefined
+  const parser = createParser({
+    onEvent: (e) => {
+      if (e.id !== undefined) lastId = e.id
+      out.push({ event: e.event ?? 'message', data: e.data, ...(lastId !== undefined ? { id: lastId } : {}) })
+    },
+  })
+  parser.feed(text)
+  return out
+}
+
+/**
+ * JSON Schema's `contentSchema` is an annotation (Ajv accepts it and checks nothing); OpenAPI 3.2
+ * describes the JSON inside an SSE `data:` string with it. This replaces Ajv's keyword with one
+ * that validates: where `contentMediaType` is a JSON media type, a string instance must parse as
+ * JSON and the parsed value must match `contentSchema` (errors point into the string, e.g.
+ * `/data/status`).
+ */
+function addContentSchema(ajv: Ajv2020): void {
+  ajv.removeKeyword('contentSchema')
+  ajv.addKeyword({
+    keyword: 'contentSchema',
+    schemaType: ['object', 'boolean'],
+    errors: true,
+    compile(schema: unknown, parent: Record<string, unknown>) {
+      const mt = typeof parent.contentMediaType === 'string' ? parent.contentMediaType.split(';')[0]!.trim().toLowerCase() : ''
+      if (!isJsonType(mt)) return () => true
+      const inner = ajv.compile(schema as object)
+      const check = (data: unknown, cxt?: { instancePath?: string }): boolean => {
+        if (typeof data !== 'string') return true
+        const at = cxt?.instancePath ?? ''
+        let value: unknown
+        try { value = JSON.parse(data) } catch {
+          check.errors = [{ instancePath: at, schemaPath: '#/contentSchema', keyword: 'contentSchema', params: {}, message: `must hold ${mt} (it does not parse)` }]
+          return false
+        }
+        if (inner(value)) { check.errors = undefined; return true }
+        check.errors = (inner.errors ?? []).map((e) => ({ ...e, instancePath: `${at}${e.instancePath}` }))
+        return false
+      }
+      check.errors = undefined as Partial<ErrorObject>[] | undefined
+      return check
+    },
+  })
 }
 
 function problemCode(ct: string, json: () => unknown): string {

@@ -78,10 +78,12 @@ export function fillPath(template: string, values: Record<string, string>): stri
 }
 
 /**
- * Sends one request through the contract-checked client. Event streams are read for status and
- * headers only (then let go); every request gives up after `timeoutMs`.
+ * Sends one request through the contract-checked client. An event stream is read until it ends by
+ * itself (a finished task or job replays its events and ends) or for at most `streamMs`, then let
+ * go; its complete events are checked against the document's itemSchema (helpers/contract.ts).
+ * Every request gives up after `timeoutMs`.
  */
-export async function send(s: TestServer, op: Operation, url: string, o: ReqOptions, timeoutMs = 20_000): Promise<Res> {
+export async function send(s: TestServer, op: Operation, url: string, o: ReqOptions, timeoutMs = 20_000, streamMs = 2_000): Promise<Res> {
   if (!op.sse) return s.req(op.method, url, { ...o, signal: AbortSignal.timeout(timeoutMs) })
   const headers: Record<string, string> = { ...o.headers }
   if (o.token) headers.authorization = `Bearer ${o.token}`
@@ -91,19 +93,45 @@ export async function send(s: TestServer, op: Operation, url: string, o: ReqOpti
   try {
     const res = await fetch(s.url + url, { method: op.method, headers, signal: ac.signal })
     const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
-    const text = streaming ? null : await res.text()
+    const text = streaming ? await readFor(res, streamMs) : await res.text()
     if (streaming) ac.abort()
     await s.checkContract(op.method, url, { status: res.status, headers: res.headers, text })
     let parsed: any = text
     try { parsed = text ? JSON.parse(text) : null } catch { /* not JSON */ }
-    return { status: res.status, headers: res.headers, body: parsed, text: text ?? '' }
+    return { status: res.status, headers: res.headers, body: parsed, text }
   } finally { clearTimeout(timer) }
 }
 
-/** Reads an event stream to its end (a finished job or task replays its last events and ends). */
+/** The text of a streamed body: until it ends, or what arrived within `ms`. */
+async function readFor(res: Response, ms: number): Promise<string> {
+  const reader = res.body!.getReader()
+  const dec = new TextDecoder()
+  let text = ''
+  const deadline = Date.now() + ms
+  try {
+    for (;;) {
+      const left = deadline - Date.now()
+      if (left <= 0) break
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const r = await Promise.race([reader.read(), new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), left) })])
+      clearTimeout(timer)
+      if (!r || r.done) break
+      text += dec.decode(r.value, { stream: true })
+    }
+  } catch { /* aborted */ }
+  reader.cancel().catch(() => {})
+  return text
+}
+
+/**
+ * Reads an event stream to its end (a finished job or task replays its last events and ends); its
+ * events are checked against the document like every other response.
+ */
 export async function readStream(s: TestServer, path: string, token: string, timeoutMs = 20_000): Promise<string> {
   const res = await fetch(s.url + path, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) })
-  return res.text()
+  const text = await res.text()
+  await s.checkContract('GET', path, { status: res.status, headers: res.headers, text })
+  return text
 }
 
 /** An operator's resources: one of every kind the routes take ids of. */

@@ -32,6 +32,22 @@ export class SchemaArbs {
    */
   constructor(private resolveRef: Resolver, private maxString = MAX_BUILT) {}
 
+  /**
+   * The strings matching a pattern (fast-check's stringMatching), built once per pattern: building
+   * one parses the expression (long ones, like the exact CID pattern, take a good part of a
+   * second), and arbitraries are built again for every generated case. Null when the pattern is
+   * no ECMAScript regex or uses a construct fast-check cannot generate from.
+   */
+  private matchingCache = new Map<string, fc.Arbitrary<string> | null>()
+  private matching(pattern: string): fc.Arbitrary<string> | null {
+    let a = this.matchingCache.get(pattern)
+    if (a === undefined) {
+      try { a = fc.stringMatching(new RegExp(pattern, 'u')) } catch { a = null }
+      this.matchingCache.set(pattern, a)
+    }
+    return a
+  }
+
   /** Follows $ref and merges allOf. */
   norm(s0: unknown): Schema {
     let s: Schema = s0 && typeof s0 === 'object' ? (s0 as Schema) : s0 === false ? { not: {} } : {}
@@ -147,13 +163,8 @@ export class SchemaArbs {
       return fc.webSegment().map((seg) => `${LOOPBACK_URL}/${seg}`).filter(fits)
     }
     if (typeof s.pattern === 'string') {
-      let re: RegExp | null = null
-      try { re = new RegExp(s.pattern, 'u') } catch { /* not an ECMAScript regex */ }
-      if (re) {
-        try {
-          return fc.stringMatching(re).filter(fits)
-        } catch { /* a construct fast-check cannot generate from */ }
-      }
+      const matching = this.matching(s.pattern)
+      if (matching) return matching.filter(fits)
     }
     switch (s.format) {
       case 'email': return fc.emailAddress().filter(fits)
@@ -249,7 +260,8 @@ export class SchemaArbs {
         if (s.format === 'date-time') return new Date(0).toISOString()
         if (s.format === 'uri' || s.format === 'url' || /ur[il]$/i.test(name)) return `${LOOPBACK_URL}/x`
         if (typeof s.pattern === 'string') {
-          try { return fc.sample(fc.stringMatching(new RegExp(s.pattern, 'u')), { seed: 1, numRuns: 1 })[0] } catch { /* fall through */ }
+          const matching = this.matching(s.pattern)
+          if (matching) return fc.sample(matching, { seed: 1, numRuns: 1 })[0]
         }
         return 'x'.repeat(Math.max(1, s.minLength ?? 1))
       }

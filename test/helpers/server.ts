@@ -114,7 +114,8 @@ export class TestServer {
 
   /**
    * Checks one response against the operation it answers in /openapi.json (see contract.ts).
-   * `text` null = the body was not read (event streams): status and content type only.
+   * `text` null = the body was not read: status and content type only (an event stream's text, when
+   * given, is parsed and each event checked).
    * Tests that call fetch() themselves may pass their responses here.
    */
   async checkContract(method: string, path: string, r: { status: number; headers: Headers; text: string | null }, stack: string | undefined = new Error().stack): Promise<void> {

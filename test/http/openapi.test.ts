@@ -1,5 +1,5 @@
 // The OpenAPI document (issue 9, item 1): the same on every instance whatever requests came first,
-// valid OpenAPI 3.1 by a validator that shares no code with the server, complete (every status
+// valid OpenAPI 3.2 (3.2 for the per-event `itemSchema` of event streams, issue 30) by a validator that shares no code with the server, complete (every status
 // with its problem codes, header parameters, media types, links), and true to what the server
 // enforces (closed request bodies, integer query bounds, the e-mail rule, the both-credentials rule).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -91,11 +91,12 @@ describe('stable', () => {
     } finally { await other.cleanup() }
   }, 60_000)
 
-  test('the document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', async () => {
+  test('the document is valid OpenAPI 3.2 (@seriousme/openapi-schema-validator)', async () => {
     const v = new Validator()
     const res = await v.validate(JSON.parse(firstText))
     if (!res.valid) throw new Error(JSON.stringify(res.errors, null, 2).slice(0, 4000))
-    expect(v.version).toBe('3.1')
+    expect(v.version).toBe('3.2')
+    expect(doc.openapi).toBe('3.2.0')
   })
 })
 
@@ -116,6 +117,7 @@ describe('statuses', () => {
       expect(ok.length, `${method} ${path} has no success response`).toBeGreaterThan(0)
       for (const [status, r] of Object.entries<any>(o.responses)) {
         if (Number(status) < 400) continue
+        if (status === '431') { expect(r).toEqual({ $ref: '#/components/responses/RequestHeaderFieldsTooLarge' }); continue } // answered by the HTTP server, no body
         if (!r.content?.['application/problem+json']) { expect(`${method} ${path} ${status}`).toBe('GET /readyz 503'); continue } // readiness answers JSON
         problemStatuses++
         const list: string[] = r['x-problem-codes']
@@ -268,11 +270,24 @@ describe('types, bodies and headers', () => {
     const claim = op('POST', '/v1/prior/claim').requestBody.content
     expect(Object.keys(claim).sort()).toEqual(['application/json', 'multipart/form-data'])
     expect(claim['multipart/form-data'].schema.required).toEqual(['file'])
+    // event streams: OpenAPI 3.2 itemSchema, one parsed event; `data` a string holding JSON, its schema per event name
     for (const [p, events] of [['/api/v1/tasks/{id}/events', ['stage']], ['/api/v1/compute/{jobId}/status', ['queued', 'running', 'completed', 'failed']]] as const) {
       const media = op('GET', p).responses['200'].content['text/event-stream']
-      expect(Object.keys(media['x-sse-events'])).toEqual([...events])
-      for (const e of events) expect(media['x-sse-events'][e].data.type).toBe('object')
+      expect(Object.keys(media)).toEqual(['itemSchema'])
+      const item = media.itemSchema
+      expect(item.type).toBe('object')
+      expect(item.required).toEqual(['event', 'data', 'id'])
+      expect(item.properties.event.enum).toEqual([...events])
+      expect(item.properties.data).toEqual({ type: 'string', contentMediaType: 'application/json' })
+      expect(item.properties.retry).toEqual({ type: 'integer', minimum: 0 })
+      expect(item.oneOf.map((v: any) => v.properties.event.const)).toEqual([...events])
+      for (const v of item.oneOf) {
+        expect(v.properties.data.contentMediaType).toBe('application/json')
+        expect(v.properties.data.contentSchema.type).toBe('object')
+      }
     }
+    const compute = op('GET', '/api/v1/compute/{jobId}/status').responses['200'].content['text/event-stream'].itemSchema.oneOf
+    expect(compute.find((v: any) => v.title === 'queued').properties.data.contentSchema.properties.status).toEqual({ const: 'queued', type: 'string' })
     expect(Object.keys(op('GET', '/metrics').responses['200'].content)).toEqual(['text/plain'])
     for (const st of ['200', '503']) expect(op('GET', '/readyz').responses[st].content['application/json'].schema.properties.checks).toBeDefined()
     expect(Object.keys(op('GET', '/ipfs/{cid}').responses['200'].content)).toEqual(expect.arrayContaining(['application/octet-stream', 'application/vnd.ipld.raw', 'application/vnd.ipld.car']))
@@ -282,7 +297,7 @@ describe('types, bodies and headers', () => {
     // every response but 204/302 has a media type with a schema (or bytes)
     for (const { path, method, op: o } of operations(doc)) {
       for (const [status, r] of Object.entries<any>(o.responses)) {
-        if (status === '204' || status === '302') continue
+        if (status === '204' || status === '302' || status === '431') continue
         expect(r.content, `${method} ${path} ${status}`).toBeDefined()
       }
     }
@@ -348,5 +363,86 @@ describe('both credentials sent', () => {
     expect(doc.info.description).toContain('CREDENTIAL_CONFLICT')
     expect(doc.components.securitySchemes.bearer.description).toContain('both must belong to the same operator')
     expect(doc.components.securitySchemes.apiKey.description).toContain('both must belong to the same operator')
+  })
+})
+
+describe('oversized requests (issue 30)', () => {
+  test('a request line over the HTTP server\'s limit: 431 with no body, before the application; documented on every operation', async () => {
+    // a 20 KB `code` (Schemathesis' example): Bun's HTTP parser answers, neither fetch nor error of Bun.serve runs
+    const path = `/api/v1/auth/github/callback?code=${'a'.repeat(20_000)}&state=s`
+    const r = await fetch(s.url + path)
+    expect(r.status).toBe(431)
+    expect(await r.text()).toBe('')
+    expect(r.headers.get('content-type')).toBeNull()
+    expect(r.headers.get('x-request-id')).toBeNull()
+    await s.checkContract('GET', path, { status: 431, headers: r.headers, text: '' }) // throws on a mismatch with the document
+    const headers = await fetch(`${s.url}/api/v1/public/stats`, { headers: { 'x-filler': 'b'.repeat(20_000) } })
+    expect(headers.status).toBe(431)
+    expect(await headers.text()).toBe('')
+    // under the limit the application answers, with problem+json
+    const under = await s.get(`/api/v1/auth/github/callback?code=${'a'.repeat(12_000)}&state=s`)
+    expect(under.status).toBeGreaterThanOrEqual(400)
+    expect(under.headers.get('content-type')).toStartWith('application/problem+json')
+    // in the document: every operation, no content, the rule in info and on the shared response
+    for (const { path: p, method, op: o } of operations(doc)) expect(o.responses['431'], `${method} ${p}`).toEqual({ $ref: '#/components/responses/RequestHeaderFieldsTooLarge' })
+    const shared = doc.components.responses.RequestHeaderFieldsTooLarge
+    expect(shared.content).toBeUndefined()
+    expect(shared.headers).toBeUndefined()
+    expect(shared.description).toContain('16 KiB')
+    expect(doc.info.description).toContain('**431** with **no body**')
+  })
+})
+
+
+describe('issue 30: what the document admits, the server accepts (and the reverse)', () => {
+  const param = (m: string, p: string, n: string) => op(m, p).parameters.find((x: any) => x.name === n).schema
+
+  test('CIDs: exactly the CIDs the node serves; a Qm… string that is no CID is refused by both', async () => {
+    const re = new RegExp(param('GET', '/ipfs/{cid}', 'cid').pattern, 'u')
+    expect(param('GET', '/api/v1/public/proof/{cid}', 'cid').pattern).toBe(param('GET', '/ipfs/{cid}', 'cid').pattern)
+    const notACid = 'Qm3BbXyoLoUkwEA5KqxhJL1ns4QVUNzPpMRnAE9LaN2Bb8' // Schemathesis-style: Qm + 44 base58 digits
+    const unknownV0 = 'QmNLei78zWmzUdbeRB3CiUfAizWUrbeeZh5K1rhAQKCh51' // the all-zero sha2-256 digest: a CID, not held
+    const unknownV1 = 'bafkreiaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+    expect(re.test(notACid)).toBe(false)
+    for (const p of ['/ipfs/', '/api/v1/public/proof/']) {
+      expectProblem(await s.get(p + notACid), 400, 'INVALID_CID')
+      expectProblem(await s.get(p + 'zb2rhe5P4gXftAwvA4eXQ5HJwsER2owDyS9sKaQRRVQPn93bA'), 400, 'INVALID_CID') // a CID, base58btc: not a form the node serves
+      for (const cid of [unknownV0, unknownV1]) {
+        expect(re.test(cid), cid).toBe(true)
+        expectProblem(await s.get(p + cid), 404, 'NOT_FOUND')
+      }
+    }
+  })
+
+  test('logins: one pattern on the raw value, the same in the document and the server', async () => {
+    const login = op('POST', '/api/v1/auth/signup').requestBody.content['application/json'].schema.properties.login
+    expect(login['x-problem-code']).toBeUndefined()
+    expect(login.description).toContain('Otherwise 400 INVALID_LOGIN')
+    const re = new RegExp(login.pattern, 'u')
+    const samples = ['Pat.Doe', '  spaced-login ', 'ab', 'a', '_lead', 'x y', 'caf\u00e9', '\u212Aelvin', 'ok@host', '9lives']
+    let n = 0
+    for (const l of samples) {
+      const r = await s.post('/api/v1/auth/signup', { login: l.trim() === l ? `${l}${n}` : l, password: 'password-x' })
+      n++
+      const admitted = re.test(l.trim() === l ? `${l}${n - 1}` : l)
+      expect(r.status, JSON.stringify(l)).toBe(admitted ? 201 : 400)
+      if (!admitted) expect(r.body.code).toBe('INVALID_LOGIN')
+    }
+  })
+
+  test('uploads: a multipart `file` sent as a plain field is stored (the document gives it as a string)', async () => {
+    const token = await login()
+    const form = new FormData()
+    form.append('file', 'plain field text')
+    const r = await fetch(`${s.url}/v1/prior/claim`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })
+    const body = await r.json()
+    expect(r.status).toBe(201)
+    expect(body.size).toBe('plain field text'.length)
+    expect(await (await fetch(`${s.url}/ipfs/${body.cid}`)).text()).toBe('plain field text')
+    const none = new FormData()
+    none.append('name', 'no file')
+    const missing = await fetch(`${s.url}/v1/prior/claim`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: none })
+    expect(missing.status).toBe(400)
+    expect((await missing.json()).code).toBe('FILE_REQUIRED')
   })
 })

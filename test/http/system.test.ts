@@ -34,6 +34,29 @@ describe('health', () => {
     expect(c.body.requestId).toBe(c.headers.get('x-request-id'))
   })
 
+  test('issue 30: an empty or malformed x-request-id is ignored, never refused, echoed or logged; the document says so', async () => {
+    // Schemathesis' request: an empty x-request-id, an unknown header, a valid body
+    const victim = (await s.get('/api/v1/auth/me', { token: await s.signup('rid-victim') })).body.id
+    const bogus = '2mDAZ"@g"rtr\'=H'
+    const r = await s.post('/api/v1/admin/credits', { reason: '1e100', operatorId: victim, amount: 1548 }, { token: admin, headers: { jd: bogus, 'x-request-id': '' } })
+    expect(r.status).toBe(200)
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    for (const sent of ['', bogus, 'a'.repeat(129), 'id with spaces', 'id\u00e9']) {
+      const x = await fetch(`${s.url}/api/v1/public/stats`, { headers: { 'x-request-id': sent } })
+      expect(x.status).toBe(200)
+      const id = x.headers.get('x-request-id')!
+      expect(id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(id).not.toBe(sent)
+    }
+    await Bun.sleep(50)
+    expect(s.stdout).not.toContain('2mDAZ')
+    expect(s.stdout).not.toContain('id with spaces')
+    const param = (await s.get('/openapi.json')).body.components.parameters.RequestId
+    expect(param).toMatchObject({ name: 'x-request-id', in: 'header', required: false, schema: { type: 'string' } })
+    expect(param.description).toContain('Any other value, the empty one included, is ignored')
+    expect(param.description).toContain('^[A-Za-z0-9._:-]{1,128}$')
+  })
+
   test('routes answered by Bun\'s router (exact GET paths) take a query string and HEAD; other methods and paths still reach the full router', async () => {
     const q = await s.get('/healthz?probe=1', { headers: { 'x-request-id': 'probe-1' } })
     expect(q.status).toBe(200)
@@ -128,7 +151,7 @@ describe('public config', () => {
 describe('OpenAPI and docs', () => {
   test('every declared route is documented with its accepted credentials', async () => {
     const doc = (await s.get('/openapi.json')).body
-    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.openapi).toBe('3.2.0')
     expect(doc.components.securitySchemes.bearer.scheme).toBe('bearer')
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' })
     const keys = doc.paths['/api/v1/operator/keys']

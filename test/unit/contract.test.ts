@@ -1,11 +1,11 @@
 // The response validator the black-box tests run every response through (helpers/contract.ts),
 // against a small document: what it accepts and each kind of mismatch it reports.
 import { describe, expect, test } from 'bun:test'
-import { Contract, type Exchange } from '../helpers/contract'
+import { Contract, sseEvents, type Exchange } from '../helpers/contract'
 
 const problem = { description: 'problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }
 const doc = {
-  openapi: '3.1.0',
+  openapi: '3.2.0',
   info: { title: 't', version: '1' },
   components: {
     schemas: {
@@ -25,7 +25,14 @@ const doc = {
       delete: { responses: { 204: { description: 'gone' }, '4XX': problem } },
     },
     '/items/special': { get: { responses: { 200: { description: 'text', content: { 'text/*': { schema: { type: 'string' } } } } } } },
-    '/stream': { get: { responses: { 200: { description: 'events', content: { 'text/event-stream': { schema: { type: 'string' } } } } } } },
+    '/stream': { get: { responses: { 200: { description: 'events', content: { 'text/event-stream': { itemSchema: {
+      type: 'object', required: ['event', 'data', 'id'],
+      properties: { event: { type: 'string', enum: ['queued', 'done'] }, data: { type: 'string' }, id: { type: 'string', pattern: '^[1-9][0-9]*$' }, retry: { type: 'integer', minimum: 0 } },
+      oneOf: [
+        { properties: { event: { const: 'queued' }, data: { contentMediaType: 'application/json', contentSchema: { type: 'object', required: ['position'], properties: { position: { type: 'integer', minimum: 0 } } } } } },
+        { properties: { event: { const: 'done' }, data: { contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/Item' } } } },
+      ],
+    } } } } } } },
   },
 }
 
@@ -74,5 +81,34 @@ describe('the response contract validator', () => {
     expect(kinds(ex('POST', '/items/a', 405, pj, okProblem(405)))).toEqual([])
     expect(kinds(ex('POST', '/items/a', 200, json, {}))).toEqual(['method: POST is not documented on /items/{id}'])
     expect(kinds(ex('GET', '/', 200, { 'content-type': 'text/html' }, '<html>'))).toEqual([])
+  })
+
+  test('event streams: each parsed event is checked against the itemSchema, the JSON in `data` against its contentSchema', () => {
+    const sse = { 'content-type': 'text/event-stream' }
+    const good = 'retry: 2000\n\n: ping\n\nid: 1\nevent: queued\ndata: {"position":0}\n\n: ping\n\nid: 2\nevent: done\ndata: {"id":"a",\ndata: "n":3}\n\n'
+    expect(kinds(ex('GET', '/stream', 200, sse, good))).toEqual([])
+    expect(kinds(ex('GET', '/stream', 200, sse, ''))).toEqual([]) // a stream that ended before its first event
+    expect(kinds(ex('GET', '/stream', 200, sse, 'id: 1\nevent: queued\ndata: {"position":0}\n\nid: 2\nevent: queued\ndata: {"posi'))).toEqual([]) // cut short: the last block is no event
+    // the JSON inside data breaks its event's schema
+    expect(kinds(ex('GET', '/stream', 200, sse, 'id: 1\nevent: queued\ndata: {"position":-1}\n\n'))).toContain('sse-event: event #1 (queued): /data/position must be >= 0')
+    expect(kinds(ex('GET', '/stream', 200, sse, 'id: 7\nevent: done\ndata: {"id":"a"}\n\n'))).toContain('sse-event: event #1 (done): /data must have required property \'n\'')
+    // data that is not JSON, an undocumented event name, a missing id, an id that carries over
+    expect(kinds(ex('GET', '/stream', 200, sse, 'id: 1\nevent: queued\ndata: queued\n\n'))).toContain('sse-event: event #1 (queued): /data must hold application/json (it does not parse)')
+    expect(kinds(ex('GET', '/stream', 200, sse, 'id: 1\nevent: started\ndata: {}\n\n'))).toContain('sse-event: event #1 (started): /event must be equal to one of the allowed values (["queued","done"])')
+    expect(kinds(ex('GET', '/stream', 200, sse, 'data: {"position":1}\n\n'))).toEqual(expect.arrayContaining([
+      'sse-event: event #1 (message): / must have required property \'id\'',
+      'sse-event: event #1 (message): /event must be equal to one of the allowed values (["queued","done"])',
+    ]))
+    expect(kinds(ex('GET', '/stream', 200, sse, 'id: 4\nevent: queued\ndata: {"position":1}\n\nevent: queued\ndata: {"position":2}\n\n'))).toEqual([])
+    // a stream described the 3.1 way (schema: string) cannot be checked per event
+    const old = new Contract({ ...doc, paths: { '/stream': { get: { responses: { 200: { description: 'events', content: { 'text/event-stream': { schema: { type: 'string' } } } } } } } } })
+    expect(old.check(ex('GET', '/stream', 200, sse, good)).map((m) => m.kind)).toEqual(['media-type'])
+  })
+
+  test('sseEvents parses with the HTML rules', () => {
+    expect(sseEvents('retry: 10\n\n: c\n\nid: 3\nevent: a\ndata: x\ndata: y\n\ndata: z\n\nevent: b\n\n')).toEqual([
+      { event: 'a', data: 'x\ny', id: '3' },
+      { event: 'message', data: 'z', id: '3' },
+    ])
   })
 })
