@@ -7,6 +7,7 @@ import { isDatabaseBusy, isStorageFull, type StorageMonitor } from '../db/storag
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { ProblemError, problemResponse, type FieldError } from './errors'
+import { isProblemCode, type ProblemCode } from './problem-codes'
 import type { HttpMetrics } from './metrics'
 import { stringRuleMessage, validatorSchema } from './request-schema'
 import type { RouteDef } from './route'
@@ -121,7 +122,7 @@ export function createHttp(o: HttpOptions) {
       const errors: FieldError[] = []
       // A value refused by a (sub)schema that names its own problem code (x-problem-code, e.g. an
       // unknown task type → INVALID_TASK_TYPE) gets that code; everything else VALIDATION_FAILED.
-      let code = 'VALIDATION_FAILED'
+      let code: ProblemCode = 'VALIDATION_FAILED'
       try {
         for (const e of (v.all as Record<string, any>[]).flatMap((x) => leafErrors(x))) {
           const path = `/${v.type}${'path' in e ? e.path : ''}`
@@ -313,8 +314,8 @@ function leafErrors(e: Record<string, any>, depth = 0): Record<string, any>[] {
  * The problem code a validation error carries: that of the (sub)schema that refused a value, looked
  * for through the variants of a refused union (e.g. the faucet's `{ wallet } | null` body).
  */
-function problemCodeOf(e: Record<string, any>, depth = 0): string | null {
-  if (e.value !== undefined && typeof e.schema?.[PROBLEM_CODE] === 'string') return e.schema[PROBLEM_CODE]
+function problemCodeOf(e: Record<string, any>, depth = 0): ProblemCode | null {
+  if (e.value !== undefined && isProblemCode(e.schema?.[PROBLEM_CODE])) return e.schema[PROBLEM_CODE]
   if (depth > 4 || !Array.isArray(e.errors)) return null
   for (const variant of e.errors) {
     for (const sub of variant as Iterable<Record<string, any>>) {

@@ -1,4 +1,6 @@
-// RFC 9457 problem+json: the only error shape the service answers with (decisions.md §4).
+// RFC 9457 problem+json: the only error shape the service answers with (docs/api.md, "Errors and statuses").
+import type { ProblemCode } from './problem-codes'
+
 export interface FieldError { path: string; message: string }
 
 const TITLES: Record<number, string> = {
@@ -11,7 +13,7 @@ const TITLES: Record<number, string> = {
 export class ProblemError extends Error {
   constructor(
     public status: number,
-    public code: string,
+    public code: ProblemCode,
     public detail: string,
     public extra: Record<string, unknown> = {},
     public headers: Record<string, string> = {},
@@ -20,19 +22,19 @@ export class ProblemError extends Error {
   }
 }
 
-export const badRequest = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(400, code, detail, extra)
-export const unauthorized = (code: string, detail: string) =>
+export const badRequest = (code: ProblemCode, detail: string, extra?: Record<string, unknown>) => new ProblemError(400, code, detail, extra)
+export const unauthorized = (code: ProblemCode, detail: string) =>
   new ProblemError(401, code, detail, {}, { 'www-authenticate': 'Bearer realm="taskgate", ApiKey header="x-api-key"' })
-export const forbidden = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(403, code, detail, extra)
+export const forbidden = (code: ProblemCode, detail: string, extra?: Record<string, unknown>) => new ProblemError(403, code, detail, extra)
 export const notFound = (what = 'resource') => new ProblemError(404, 'NOT_FOUND', `${what} not found`)
 /** 429 with `retryAfterSeconds` in the body and the matching Retry-After header. */
-export const tooManyRequests = (code: string, detail: string, retryAfterSeconds: number, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+export const tooManyRequests = (code: ProblemCode, detail: string, retryAfterSeconds: number, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
   const wait = Math.max(1, Math.ceil(retryAfterSeconds))
   return new ProblemError(429, code, detail, { retryAfterSeconds: wait, ...extra }, { 'retry-after': String(wait), ...headers })
 }
-export const conflict = (code: string, detail: string, extra?: Record<string, unknown>) => new ProblemError(409, code, detail, extra)
+export const conflict = (code: ProblemCode, detail: string, extra?: Record<string, unknown>) => new ProblemError(409, code, detail, extra)
 
-export function problemBody(status: number, code: string, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
+export function problemBody(status: number, code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
   return {
     type: `urn:taskgate:problem:${code.toLowerCase()}`,
     title: TITLES[status] ?? 'Error',
@@ -44,7 +46,7 @@ export function problemBody(status: number, code: string, detail: string, reques
   }
 }
 
-export function problemResponse(status: number, code: string, detail: string, requestId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+export function problemResponse(status: number, code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(problemBody(status, code, detail, requestId, extra)), {
     status,
     headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...headers },

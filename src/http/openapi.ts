@@ -11,7 +11,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { REQUEST_ID_PATTERN } from './app'
 import { BOTH_CREDENTIALS_RULE } from './auth'
-import { PROBLEM_CODES } from './problem-codes'
+import { isProblemCode, PROBLEM_CODES, type ProblemCode } from './problem-codes'
 import { requestSchema, type Where } from './request-schema'
 import type { AuthKind, HeaderDoc, ResponseDoc, RouteDef, SseEventDoc } from './route'
 import { PaymentRequired, Problem, PROBLEM_CODE, QUERY_INT, type IntBounds } from './schemas'
@@ -141,11 +141,14 @@ function fold(v: unknown): unknown {
 }
 
 /** Problem codes named by x-problem-code anywhere in a request schema. */
-function schemaCodes(v: unknown, into: Set<string>): void {
+function schemaCodes(v: unknown, into: Set<ProblemCode>): void {
   if (Array.isArray(v)) { v.forEach((x) => schemaCodes(x, into)); return }
   if (!v || typeof v !== 'object') return
   const o = v as Json
-  if (typeof o[PROBLEM_CODE] === 'string') into.add(o[PROBLEM_CODE] as string)
+  if (o[PROBLEM_CODE] !== undefined) {
+    if (!isProblemCode(o[PROBLEM_CODE])) throw new Error(`schema names ${String(o[PROBLEM_CODE])}, which is not in PROBLEM_CODES (src/http/problem-codes.ts)`)
+    into.add(o[PROBLEM_CODE])
+  }
   for (const x of Object.values(o)) schemaCodes(x, into)
 }
 
@@ -154,12 +157,12 @@ const enforced = (s: TSchema, where: Where) => docSchema(requestSchema(s, where)
 // ---------------------------------------------------------------- statuses
 
 /** Every problem status an operation can answer, with its codes. */
-export function problemStatuses(r: RouteDef): Map<number, Set<string>> {
-  const out = new Map<number, Set<string>>()
-  const add = (status: number, ...codes: string[]) => { const set = out.get(status) ?? new Set<string>(); for (const c of codes) set.add(c); out.set(status, set) }
+export function problemStatuses(r: RouteDef): Map<number, Set<ProblemCode>> {
+  const out = new Map<number, Set<ProblemCode>>()
+  const add = (status: number, ...codes: ProblemCode[]) => { const set = out.get(status) ?? new Set<ProblemCode>(); for (const c of codes) set.add(c); out.set(status, set) }
   const carriesBody = r.method !== 'GET'
   if (r.params || r.query || r.body) {
-    const codes = new Set<string>(['VALIDATION_FAILED'])
+    const codes = new Set<ProblemCode>(['VALIDATION_FAILED'])
     for (const s of [r.params, r.query, r.body]) if (s) schemaCodes(s, codes)
     add(400, ...codes)
   }

@@ -1,7 +1,8 @@
 // Every problem `code` the API answers with, and what it means. The OpenAPI document publishes
 // this list (`x-problem-codes`) and lists, under each operation's statuses, the codes that
-// operation can answer; a route that declares a code missing here fails the document build.
-export const PROBLEM_CODES: Record<string, string> = {
+// operation can answer. `ProblemCode` is the union of these names: the compiler checks every throw
+// site and route declaration against it (`npm run typecheck`, run by CI).
+export const PROBLEM_CODES = {
   // input
   VALIDATION_FAILED: 'a parameter or body member breaks the schema, or the body has a member the schema does not name; `errors` lists each `{ path, message }`',
   INVALID_JSON: 'the request body is not valid JSON',
@@ -104,4 +105,10 @@ export const PROBLEM_CODES: Record<string, string> = {
   STORAGE_FULL: 'the server\'s storage is full: reads keep working, writes resume once space is freed (Retry-After)',
   DATABASE_BUSY: 'another process held the database\'s write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After)',
   INTERNAL: 'internal error; the request id identifies it in the logs',
-}
+} as const satisfies Record<string, string>
+
+/** A problem code the API answers with: every throw site and route declaration is checked against the list. */
+export type ProblemCode = keyof typeof PROBLEM_CODES
+
+/** Whether a string (e.g. a schema's `x-problem-code`) is one of the codes. */
+export const isProblemCode = (c: unknown): c is ProblemCode => typeof c === 'string' && Object.hasOwn(PROBLEM_CODES, c)

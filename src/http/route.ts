@@ -3,6 +3,7 @@
 // accepts and what the docs say cannot drift apart.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Principal } from './auth'
+import type { ProblemCode } from './problem-codes'
 
 /** Which credentials a route accepts. `optional` = none required, but a valid one is resolved. */
 export type AuthKind = 'none' | 'optional' | 'bearer' | 'apiKey' | 'either'
@@ -94,11 +95,11 @@ export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSc
   return def as unknown as RouteDef
 }
 
-export type ErrorMap = Partial<Record<number, readonly string[]>>
+export type ErrorMap = Partial<Record<number, readonly ProblemCode[]>>
 
 /** Merges `errors` declarations (e.g. a route's own codes and the payment gate's). */
 export function errorsOf(...parts: ErrorMap[]): ErrorMap {
-  const out: Record<number, string[]> = {}
+  const out: Record<number, ProblemCode[]> = {}
   for (const p of parts) for (const [k, v] of Object.entries(p)) out[Number(k)] = [...new Set([...(out[Number(k)] ?? []), ...(v ?? [])])]
   return out
 }

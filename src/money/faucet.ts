@@ -13,6 +13,7 @@ import type { Clock } from '../clock'
 import type { Config } from '../config'
 import type { Principal } from '../http/auth'
 import { ProblemError, tooManyRequests } from '../http/errors'
+import type { ProblemCode } from '../http/problem-codes'
 import type { WalletService } from '../wallet/service'
 import { FAUCET_GATE_MEMO, normalizeAddress, units, usdcString, type MockUsdc } from './usdc'
 import { CHAIN_ID, type X402Gate } from './x402'
@@ -20,7 +21,7 @@ import { CHAIN_ID, type X402Gate } from './x402'
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
-const limited = (code: string, detail: string, until: number, now: number, extra: Record<string, unknown> = {}) =>
+const limited = (code: ProblemCode, detail: string, until: number, now: number, extra: Record<string, unknown> = {}) =>
   tooManyRequests(code, detail, (until - now) / 1000, extra)
 
 export class Faucet {

@@ -9,6 +9,7 @@
 import { getAddress, isAddress, isHex, verifyTypedData, type Hex } from 'viem'
 import type { Principal } from '../http/auth'
 import { ProblemError, tooManyRequests } from '../http/errors'
+import type { ProblemCode } from '../http/problem-codes'
 import { rateLimitHeaders } from '../http/ratelimit'
 import { newId } from '../lib/ids'
 import type { Services } from '../services'
@@ -93,7 +94,7 @@ export class X402Gate {
       { needed: cost, balance, ...this.requirements(new URL(request.url).toString(), cost), error: 'X-PAYMENT header is required' })
   }
 
-  private refuse(detail: string, resource: string, cost: number, code = 'PAYMENT_INVALID'): ProblemError {
+  private refuse(detail: string, resource: string, cost: number, code: ProblemCode = 'PAYMENT_INVALID'): ProblemError {
     return new ProblemError(402, code, detail, { ...this.requirements(resource, cost), error: detail })
   }
 
@@ -124,7 +125,7 @@ export class X402Gate {
     const nowS = Math.floor(now / 1000)
     const value = Number(auth.value)
     const required = cost * this.s.config.x402.pricePerCredit
-    const strike = (reason: string, detail: string, code: string): never => { this.addStrike(payer, reason); throw this.refuse(detail, resource, cost, code) }
+    const strike = (reason: string, detail: string, code: ProblemCode): never => { this.addStrike(payer, reason); throw this.refuse(detail, resource, cost, code) }
     if (getAddress(auth.to) !== getAddress(this.payTo)) strike('wrong_recipient', `payments go to ${this.payTo}`, 'PAYMENT_WRONG_RECIPIENT')
     if (!(Number(auth.validAfter) <= nowS && nowS < Number(auth.validBefore))) strike('expired', 'the authorization is not valid at this time', 'PAYMENT_EXPIRED')
     if (!Number.isSafeInteger(value) || value < required) strike('underpaid', `this needs ${usdcString(required)} USDC; the authorization is for ${usdcString(Math.min(value, Number.MAX_SAFE_INTEGER))}`, 'PAYMENT_UNDERPAID')

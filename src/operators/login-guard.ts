@@ -19,6 +19,7 @@
 // their slot back.
 import type { Clock } from '../clock'
 import { ProblemError } from '../http/errors'
+import type { ProblemCode } from '../http/problem-codes'
 import { rateLimitHeaders, SlidingWindowLimiter, type RateDecision } from '../http/ratelimit'
 
 export interface LoginLimits {
@@ -65,7 +66,7 @@ export class LoginGuard {
   }
 
   /** Checks every scope, then counts in every scope: one synchronous step, so nothing interleaves. */
-  private reserve(limiter: SlidingWindowLimiter, scopes: Scope[], code: string, detail: string): Reservation {
+  private reserve(limiter: SlidingWindowLimiter, scopes: Scope[], code: ProblemCode, detail: string): Reservation {
     let refused: RateDecision | null = null
     for (const [key, limit] of scopes) {
       const d = limiter.peek(key, Math.max(1, limit))
