@@ -1,6 +1,6 @@
 // The one clock everything time-based reads: rate windows, token expiry, nonces, the scheduler.
-// In testnet with TASKGATE_TEST_CLOCK=1 an admin can move it forward (decisions.md §13); the
-// offset is persisted so it survives a restart.
+// In testnet with TASKGATE_TEST_CLOCK=1 an admin can move it forward (docs/foundation.md, "Jobs
+// and the clock"); the offset is persisted so it survives a restart.
 import type { Database } from 'bun:sqlite'
 
 type AdvanceListener = (now: number) => void | Promise<void>

@@ -81,7 +81,8 @@ export const SETTINGS: Setting[] = [
 ]
 
 export interface TierLimits { keys: number | null; agents: number | null; defaultRpm: number; maxRpm: number }
-// Fixed by decisions.md §3 and §13; published through /api/v1/config/public.
+// Fixed in the code, not settings (docs/foundation.md, "Tiers and the public configuration");
+// published through /api/v1/config/public.
 export const TIER_LIMITS: Record<Tier, TierLimits> = {
   FREE: { keys: 3, agents: 3, defaultRpm: 60, maxRpm: 60 },
   PRO: { keys: 25, agents: 50, defaultRpm: 600, maxRpm: 6000 },

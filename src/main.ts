@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
-// CLI entry (decisions.md §11): serve, migrate, operator, token, backup, version.
+// CLI entry (docs/foundation.md, "The command line"): serve, migrate, operator, token, backup,
+// config, version.
 import { Database } from 'bun:sqlite'
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { resolve } from 'node:path'

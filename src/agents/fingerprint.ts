@@ -45,7 +45,7 @@ export function observeFailure(m: Metrics): Metrics {
 
 export const variance = (s?: Stat) => (s && s.n > 1 ? s.m2 / (s.n - 1) : 0)
 
-/** Trust metrics for the passport (decisions.md §10); all in [0, 1] except driftScore (≥ 0). */
+/** Trust metrics for the passport (docs/pipeline.md, "Trust levels"); all in [0, 1] except driftScore (≥ 0). */
 export function trustMetrics(m: Metrics, totalTasks: number, verifiedTasks: number) {
   const failure = m.failure
   const successRate = failure ? 1 - failure.mean : 0

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { DateTime, Id, Nullable, PROBLEM_CODE } from '../http/schemas'
 
-/** Task types capabilities are validated against (decisions.md §11); `system` is internal only. */
+/** Task types capabilities are validated against (docs/pipeline.md, "Task types"); `system` is internal only. */
 export const TASK_TYPES = [
   'general', 'code', 'analysis', 'creative', 'trade_signal', 'sentiment_analysis', 'evm_action', 'spend_control',
   'data_analysis', 'external_comms', 'deploy_actions', 'content_publication',

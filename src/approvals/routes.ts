@@ -1,4 +1,4 @@
-// HTTP for the approval queue (anchor-api §4.1–4.4, decisions.md §14): list, count, detail,
+// HTTP for the approval queue (docs/governance.md, "Approvals"): list, count, detail,
 // resolve and the one-shot callback. Bearer token or API key; an agent-bound key sees and acts on
 // its own agent's requests only (another agent's → 404) and never resolves them.
 import { defineRoute } from '../http/route'

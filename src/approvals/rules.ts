@@ -1,6 +1,6 @@
-// Auto-approval rules (anchor-api §4.5): a held action is released without a human only when every
-// rule passes (AND); an empty list never auto-approves. Pure functions of the action, the agent's
-// trust level and the time, so each rule says why it passed or failed.
+// Auto-approval rules (docs/governance.md, "Approvals"): a held action is released without a human
+// only when every rule passes (AND); an empty list never auto-approves. Pure functions of the
+// action, the agent's trust level and the time, so each rule says why it passed or failed.
 import { TRUST_LEVELS } from '../agents/fingerprint'
 
 export type AutoRule =

@@ -1,4 +1,4 @@
-// Shapes of the approval queue routes (anchor-api §4.1–4.4, the OA-5 record; decisions.md §14).
+// Shapes of the approval queue routes (docs/governance.md, "Approvals").
 import { t } from 'elysia'
 import { DateTime, HttpUrl, Id, type IntBounds, Nullable, QueryInt } from '../http/schemas'
 

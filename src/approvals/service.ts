@@ -1,4 +1,4 @@
-// The approval queue (anchor-api §4, decisions.md §9, §14). Stage 1 holds a submission whose
+// The approval queue (docs/governance.md, "Approvals"). Stage 1 holds a submission whose
 // `action.requestedValue` exceeds the operator's `approvalThreshold` unless every auto-rule passes
 // (an empty list never auto-approves): the task waits as PENDING_APPROVAL with nothing charged and
 // an approval request is recorded, with two durable jobs: `approval.expiring` one hour before
@@ -38,7 +38,7 @@ export interface ApprovalDeps {
     waitFor(taskId: string, ms: number): Promise<unknown>
     task(taskId: string): TaskRow | null
   }
-  /** The task's result as the resolve answer carries it (anchor-api §4.3 receipt). */
+  /** The task's result as the resolve answer's `receipt` carries it (docs/governance.md, "Approvals"). */
   receiptOf(task: TaskRow): Record<string, unknown>
   resolveUrl(approvalId: string): string
 }
@@ -195,10 +195,11 @@ export class ApprovalService {
   }
 
   /**
-   * Approve or deny (anchor-api §4.3). An agent-bound key never resolves (403; another agent's request 404); a resolved or
-   * expired request → 409. Approving answers the receipt when the task finished within 30 s; a task
-   * that could not resume (the present guardrails or kill-switch refuse it, or the credits do not
-   * cover it) has failed at once: its receipt carries the failureCode and `resumeError` the reason.
+   * Approve or deny (docs/governance.md, "Approvals"). An agent-bound key never resolves (403;
+   * another agent's request 404); a resolved or expired request → 409. Approving answers the
+   * receipt when the task finished within 30 s; a task that could not resume (the present
+   * guardrails or kill-switch refuse it, or the credits do not cover it) has failed at once: its
+   * receipt carries the failureCode and `resumeError` the reason.
    */
   async resolve(p: Principal, id: string, decision: 'approved' | 'denied', note: string | null) {
     const r = this.owned(scopeOf(p), id) // another agent's request: 404, as everywhere

@@ -35,7 +35,7 @@ export const RECEIPT_TYPES = {
   ],
 } as const
 
-/** The 15 approval webhook fields in the anchor's order (anchor-api §4.6), every one a string. */
+/** The 15 approval webhook fields in their signed order (docs/webhooks.md, "The request"), every one a string. */
 export const WEBHOOK_FIELDS = ['event', 'approvalId', 'taskId', 'agentId', 'actionType', 'operation', 'target', 'requestedValue', 'currency',
   'triggerPolicy', 'triggerReason', 'resolveUrl', 'decision', 'decidedBy', 'timestamp'] as const
 export const WEBHOOK_TYPES = { ApprovalWebhook: WEBHOOK_FIELDS.map((name) => ({ name, type: 'string' })) }
@@ -68,7 +68,7 @@ export class Signer {
   private derived: PrivateKeyAccount | null = null
   readonly receiptDomain: { name: string; version: string; chainId: number }
   readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
-  /** Approval webhooks (decisions.md §14): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
+  /** Approval webhooks (docs/webhooks.md, "The request"): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
   readonly webhookDomain: { name: string; version: string; chainId: number }
   /** Terms of Service acceptance documents (src/tos): primary type `TosAcceptance`. */
   readonly tosDomain: { name: string; version: string; chainId: number }

@@ -1,4 +1,4 @@
-// HTTP for compliance certificates (decisions.md §8, §14; docs/compliance.md): list and generate.
+// HTTP for compliance certificates (docs/compliance.md): list and generate.
 import { t } from 'elysia'
 import { defineRoute } from '../http/route'
 import type { Services } from '../services'

@@ -1,4 +1,4 @@
-// Compliance certificates (decisions.md §8, §14), PRO and ENTERPRISE only. A certificate covers a
+// Compliance certificates (docs/compliance.md), PRO and ENTERPRISE only. A certificate covers a
 // period (on demand: the current calendar month so far; monthly: the month that just ended) and
 // verifies from itself alone:
 //   certHash  = keccak256 of the canonical JSON (keys sorted recursively, no whitespace) of the

@@ -1,7 +1,7 @@
 // A direct compute request (POST /api/v1/compute): who it acts for, idempotency, payment, debit
-// and enqueue. Order matters (decisions.md §15): the agent-bound key rule and a replayed
-// Idempotency-Key are answered right after authentication, before any payment or credit check,
-// so a replay or a refused request is never charged.
+// and enqueue. Order matters (docs/pipeline.md, "Admission"): the agent-bound key rule and a
+// replayed Idempotency-Key are answered right after authentication, before any payment or credit
+// check, so a replay or a refused request is never charged.
 import { InsufficientCredits } from '../credits/ledger'
 import { actingAgent, type Principal } from '../http/auth'
 import { badRequest, ProblemError } from '../http/errors'

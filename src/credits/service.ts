@@ -54,7 +54,7 @@ export class CreditService {
     return this.balanceView(b)
   }
 
-  /** The balance endpoint is self-only (interface.md): another operator's id is 403. */
+  /** The balance endpoint is self-only: another operator's id is 403 (docs/foundation.md, "Errors"). */
   balanceFor(callerId: string, operatorId: string) {
     if (callerId !== operatorId) throw forbidden('FORBIDDEN', 'you can only read your own credit balance')
     return this.balanceOf(operatorId)
@@ -77,7 +77,7 @@ export class CreditService {
     return { applied, balance: this.balanceOf(operatorId) }
   }
 
-  /** The anchor's DashboardStatsDto: rates in percent, trends = change vs the previous month. */
+  /** The dashboard's figures (docs/money.md, "Credits"): rates in percent, trends = change vs the previous month. */
   dashboard(operatorId: string) {
     const now = this.s.clock.now()
     const start = monthStart(now)

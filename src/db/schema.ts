@@ -429,7 +429,8 @@ export const uploads = sqliteTable('uploads', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [index('uploads_operator_idx').on(t.operatorId, t.createdAt)])
 
-// Operator guardrails (decisions.md §9, §14): the active config and a pending one with its activation time.
+// Operator guardrails (docs/governance.md, "Guardrails"): the active config and a pending one with
+// its activation time.
 export const operatorGuardrails = sqliteTable('operator_guardrails', {
   operatorId: text('operator_id').primaryKey(),
   current: text('current', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
@@ -438,8 +439,8 @@ export const operatorGuardrails = sqliteTable('operator_guardrails', {
   updatedAt: integer('updated_at').notNull(),
 })
 
-// Terms of Service versions (decisions.md §8, §14): the newest is the current one. Version "1" is
-// inserted by the migration that creates the table, so a fresh install has it.
+// Terms of Service versions (docs/governance.md, "Terms of Service"): the newest is the current
+// one. Version "1" is inserted by the migration that creates the table, so a fresh install has it.
 export const tosVersions = sqliteTable('tos_versions', {
   seq: integer('seq').primaryKey({ autoIncrement: true }),
   version: text('version').notNull(),
@@ -457,7 +458,7 @@ export const tosAcceptances = sqliteTable('tos_acceptances', {
   acceptedAt: integer('accepted_at').notNull(),
 }, (t) => [uniqueIndex('tos_acceptances_uq').on(t.operatorId, t.version)])
 
-// Compliance certificates (decisions.md §8, §14): the certificate as issued (JSON), newest first by
+// Compliance certificates (docs/compliance.md): the certificate as issued (JSON), newest first by
 // issued_at. `auto_key` deduplicates the monthly certificate (operator and month).
 export const complianceCertificates = sqliteTable('compliance_certificates', {
   id: text('id').primaryKey(),
@@ -467,7 +468,7 @@ export const complianceCertificates = sqliteTable('compliance_certificates', {
   certificate: text('certificate', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
 }, (t) => [index('compliance_operator_idx').on(t.operatorId, t.issuedAt), uniqueIndex('compliance_auto_uq').on(t.autoKey)])
 
-// Approval requests (anchor-api §4, decisions.md §14): one per held task. `decision` PENDING →
+// Approval requests (docs/governance.md, "Approvals"): one per held task. `decision` PENDING →
 // APPROVED | DENIED | EXPIRED; the one-shot callback URL is cleared once its delivery is queued.
 export const approvals = sqliteTable('approvals', {
   id: text('id').primaryKey(),
@@ -497,8 +498,9 @@ export const approvals = sqliteTable('approvals', {
   uniqueIndex('approvals_task_uq').on(t.taskId),
 ])
 
-// The webhook outbox (decisions.md §14): each delivery keeps its body (signed again at each
-// attempt), its attempts and when it is tried next; a `webhook.deliver` job drives it.
+// The webhook outbox (docs/webhooks.md, "Delivery, retries, the deliveries list"): each delivery
+// keeps its body (signed again at each attempt), its attempts and when it is tried next; a
+// `webhook.deliver` job drives it.
 export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   id: text('id').primaryKey(),
   operatorId: text('operator_id').notNull(),

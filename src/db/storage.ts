@@ -1,4 +1,4 @@
-// Storage faults (decisions.md §15 "Full disk"): recognising SQLITE_FULL / ENOSPC, and the
+// Storage faults (docs/security.md, "A full disk"): recognising SQLITE_FULL / ENOSPC, and the
 // service-wide "storage is full" state that /readyz reports and that writes answer 507 for.
 //
 // While storage is full, a probe performs a tiny real committed write on each database every

@@ -1,4 +1,4 @@
-// HTTP for the operator's data export (decisions.md §8, §14).
+// HTTP for the operator's data export (docs/governance.md, "Data export").
 import { t } from 'elysia'
 import { ApiKeyRecord } from '../keys/schema'
 import { Agent } from '../agents/schema'

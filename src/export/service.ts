@@ -1,5 +1,5 @@
-// The operator's data export (decisions.md §8, §14): one JSON document, streamed. The small
-// members are read at once; tasks and the ledger are written page by page, so a large history
+// The operator's data export (docs/governance.md, "Data export"): one JSON document, streamed. The
+// small members are read at once; tasks and the ledger are written page by page, so a large history
 // never sits in memory as one string. It holds no secret: keys appear as records (prefix …
 // last 4, never the key or its hash), the profile without password hash or tokens, guardrails
 // without the webhook secret, and no provider keys.

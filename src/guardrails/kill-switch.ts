@@ -1,8 +1,9 @@
-// The operator's kill-switch (decisions.md §9, §14): effective at once. While active, submissions
-// and compute requests get 403 KILL_SWITCH_ACTIVE (before any payment or credit), and turning it
-// on fails the operator's held (PENDING_APPROVAL) and QUEUED tasks and its still-queued compute
-// jobs, refunded, in the same transaction. Reads keep working. The state lives in the operator's
-// `flags` (killSwitch, killSwitchReason, killSwitchAt), so every authenticated request has it.
+// The operator's kill-switch (docs/governance.md, "Kill-switch"): effective at once. While active,
+// submissions and compute requests get 403 KILL_SWITCH_ACTIVE (before any payment or credit), and
+// turning it on fails the operator's held (PENDING_APPROVAL) and QUEUED tasks and its still-queued
+// compute jobs, refunded, in the same transaction. Reads keep working. The state lives in the
+// operator's `flags` (killSwitch, killSwitchReason, killSwitchAt), so every authenticated request
+// has it.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'

@@ -1,4 +1,5 @@
-// Blocked-pattern matching in linear time (decisions.md §14, §15): an Aho–Corasick automaton over
+// Blocked-pattern matching in linear time (docs/governance.md, "Enforcement";
+// docs/security.md, "Limits before patterns"): an Aho–Corasick automaton over
 // the lower-cased patterns, run once over the lower-cased prompt. Building costs the patterns'
 // total length; matching costs the prompt's length plus nothing per pattern, whatever the
 // patterns are (no regular expressions, no per-pattern scan).

@@ -1,5 +1,6 @@
 // HTTP for operator governance: guardrails (GET, PATCH with delayed activation) and the kill-switch
-// (decisions.md §9, §14). Bearer only: these are the operator's own controls, not an agent's.
+// (docs/governance.md, "Guardrails" and "Kill-switch"). Bearer only: these are the operator's own
+// controls, not an agent's.
 import type { Services } from '../services'
 import { defineRoute } from '../http/route'
 import { killSwitchOf } from './kill-switch'

@@ -1,4 +1,5 @@
-// Shapes of the guardrails and kill-switch routes (decisions.md §9, §14).
+// Shapes of the guardrails and kill-switch routes (docs/governance.md, "Guardrails" and
+// "Kill-switch").
 import { t } from 'elysia'
 import { TASK_TYPES } from '../agents/schema'
 import { DateTime, HttpUrl } from '../http/schemas'
@@ -8,7 +9,7 @@ const TaskTypeName = t.Union(TASK_TYPES.map((x) => t.Literal(x)))
 const TRUST_LEVELS = ['QUARANTINE', 'PROBATIONARY', 'PROVISIONAL', 'STANDARD', 'TRUSTED'] as const
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
 
-/** approvalAutoRules entries (anchor-api §4.5); every rule must pass to auto-approve a hold. */
+/** approvalAutoRules entries (docs/governance.md, "Approvals"); every rule must pass to auto-approve a hold. */
 export const AutoRule = t.Union([
   t.Object({ type: t.Literal('amount_cap'), maxValue: t.Number({ minimum: 0 }) }, { additionalProperties: false }),
   t.Object({ type: t.Literal('allowlisted_target'), targets: t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 }) }, { additionalProperties: false }),

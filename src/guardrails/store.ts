@@ -1,5 +1,5 @@
-// Operator guardrails (decisions.md §9, §14, §15): the active config of each operator with the
-// documented defaults, the pending config written by PATCH that activates 30 s later on the
+// Operator guardrails (docs/governance.md, "Guardrails"): the active config of each operator with
+// the documented defaults, the pending config written by PATCH that activates 30 s later on the
 // durable scheduler (job `guardrails.activate`, one per operator), and the stage-1 checks.
 //
 // Table operator_guardrails: `current` and `pending` hold the config JSON (the webhook secret

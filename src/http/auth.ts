@@ -1,7 +1,7 @@
 // The one place that decides who is calling. Each route declares which credential kinds it
 // accepts (http/route.ts); this module enforces it, checks operator status and admin role,
 // applies the rate limits (per key; per operator for bearer tokens), re-validates the credential
-// of long-lived streams, and holds the agent-bound key rules (decisions.md §15).
+// of long-lived streams, and holds the agent-bound key rules (docs/security.md, "An agent key").
 import type { Clock } from '../clock'
 import type { ApiKeyRow, KeyService } from '../keys/service'
 import { assertActive, type OperatorRow, type OperatorService } from '../operators/service'

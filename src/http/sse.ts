@@ -1,8 +1,8 @@
 // Server-sent event streams: one helper for every stream the service serves (task stage events,
 // compute job status). A stream is a ReadableStream with cancel() (no parked generator that
-// outlives its client, see stack-notes), a `: ping` comment every pingMs, an end when the
-// request's signal aborts, and a periodic re-check of the caller's credential that ends the
-// stream once the key is revoked, the token invalidated or the operator suspended.
+// outlives its client: docs/foundation.md, "Event streams"), a `: ping` comment every pingMs, an
+// end when the request's signal aborts, and a periodic re-check of the caller's credential that
+// ends the stream once the key is revoked, the token invalidated or the operator suspended.
 
 // Response headers for server-sent event streams (no buffering by proxies, no caching).
 export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' }

@@ -1,5 +1,6 @@
 // Context uploads (/v1/prior/claim): stored on the embedded IPFS node, counted against the
-// operator's rolling 24 h quota (decisions.md §15: 100 uploads and 200 MiB per operator).
+// operator's rolling 24 h quota (by default 100 uploads and 200 MiB per
+// operator: docs/security.md, "Limits").
 // Uploads in flight are counted too, so parallel requests cannot all slip under the quota.
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'

@@ -1,5 +1,6 @@
-// API keys (decisions.md §3): shown once, stored as SHA-256 + first 4 / last 4 characters.
-// Lookups go to the database on every request, so a revocation is effective on the very next one.
+// API keys (docs/foundation.md, "API keys"): shown once, stored as SHA-256 + first 4 / last 4
+// characters. Lookups go through a read cache that every write to the keys or operators table
+// clears, so a revocation is effective on the very next request.
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../clock'

@@ -1,5 +1,6 @@
 // The testnet faucet: mints mock USDC to a wallet and the same amount to the payment gate on its
-// behalf (the transfer a legacy X-402-Payment header then names). Abuse rules (decisions.md §15):
+// behalf (the transfer a legacy X-402-Payment header then names). Abuse rules
+// (docs/money.md, "Faucet"):
 //  - credits go only to the operator whose *bound* wallet receives the mint, at most once per
 //    rolling 24 h per operator whatever wallet it binds (later mints still mint USDC, 0 credits);
 //  - one claim per wallet per cooldown, but a claim below the default amount by anyone other than

@@ -1,4 +1,4 @@
-// The x402 payment gate (decisions.md §7, §13). Operators without credits pay per request:
+// The x402 payment gate (docs/money.md, "x402 gate"). Operators without credits pay per request:
 //  - `X-PAYMENT`: x402 v1, scheme "exact": an EIP-3009 transferWithAuthorization signed by the
 //    payer, verified here and settled on the mock USDC ledger;
 //  - `X-402-Payment` (legacy): base64 { txHash, payer, amount, chainId } naming a prior transfer

@@ -1,5 +1,5 @@
 // GitHub OAuth (authorization code flow). Endpoints are configurable so tests and GitHub
-// Enterprise Server can point elsewhere (decisions.md §13).
+// Enterprise Server can point elsewhere (docs/foundation.md, "Logins").
 import type { Config } from '../config'
 import { ProblemError } from '../http/errors'
 

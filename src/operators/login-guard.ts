@@ -1,4 +1,4 @@
-// Brute-force guard for sign-in and sign-up (decisions.md §15).
+// Brute-force guard for sign-in and sign-up (docs/foundation.md, "Logins").
 //
 // Sign-in: every attempt reserves one failure slot in three scopes before the password is checked,
 // and gives it back when the password turns out right. Checking all scopes and counting in all of

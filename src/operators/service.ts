@@ -20,11 +20,11 @@ const loginRe = new RegExp(LOGIN_PATTERN)
 const DUMMY_HASH = '$argon2id$v=19$m=65536,t=2,p=1$R89pCt4XafMMiUH7tc+ijPB0G8z43lo4wz7R9/NecSk$bR+CMCmntp8gv40bL/K6D4DBu0Jro12c8cLL/cenVpk'
 
 /**
- * Bounds argon2id work (decisions.md §15): every hash or verify allocates 64 MiB and ~120 ms of a
- * core, so at most 2 × CPU count run at once (peak 128 MiB per core, e.g. 512 MiB on 4 cores) and
- * the rest wait their turn in FIFO order. A flood of sign-in or sign-up attempts from many
- * addresses then queues instead of allocating 64 MiB per request at once. Waiting costs no memory
- * beyond the request itself; the login and sign-up limits bound how many reach this point.
+ * Bounds argon2id work (docs/foundation.md, "Logins"): every hash or verify allocates 64 MiB and
+ * ~120 ms of a core, so at most 2 × CPU count run at once (peak 128 MiB per core, e.g. 512 MiB on 4
+ * cores) and the rest wait their turn in FIFO order. A flood of sign-in or sign-up attempts from
+ * many addresses then queues instead of allocating 64 MiB per request at once. Waiting costs no
+ * memory beyond the request itself; the login and sign-up limits bound how many reach this point.
  * (Bun's own worker pool may run fewer at once today, ~CPU count; this bound does not rely on it.)
  */
 export const ARGON2_CONCURRENCY = Math.max(2, 2 * availableParallelism())
@@ -183,7 +183,7 @@ export class OperatorService {
     return this.db.update(operators).set(set).where(eq(operators.id, id)).returning().get()!
   }
 
-  /** The Operator profile of interface.md, field for field. */
+  /** The operator profile of GET /api/v1/auth/me (docs/foundation.md, "The operator profile"). */
   profile(op: OperatorRow) {
     return {
       id: op.id,
@@ -214,7 +214,7 @@ function profileFlags(op: OperatorRow): Record<string, unknown> {
   return { ...flags, killSwitch: flags.killSwitch === true, admin: op.role === 'admin' }
 }
 
-/** ACTIVE ⇄ SUSPENDED, any → BANNED; BANNED is final (decisions.md §2). */
+/** ACTIVE ⇄ SUSPENDED, any → BANNED; BANNED is final (docs/foundation.md, "Operator status"). */
 export function assertStatusTransition(from: OperatorStatus, to: OperatorStatus): void {
   const ok = (from === 'ACTIVE' && (to === 'SUSPENDED' || to === 'BANNED')) || (from === 'SUSPENDED' && (to === 'ACTIVE' || to === 'BANNED'))
   if (!ok) throw conflict('INVALID_STATUS_TRANSITION', `operator status cannot change from ${from} to ${to}`)

@@ -1,4 +1,4 @@
-// The public agent leaderboard (issue 11; anchor-api §10.3 "top agents by composite score").
+// The public agent leaderboard (issue 11; docs/pipeline.md, "Leaderboard").
 // score (0–100, 2 decimals) = 100 × (0.5 × trust + 0.3 × verified + 0.2 × volume), where
 //   trust    = the trust level's position QUARANTINE 0, PROBATIONARY 1/4 … TRUSTED 1,
 //   verified = verifiedTasks ÷ totalTasks (completed tasks that verified),

@@ -1,7 +1,7 @@
 // What a submission (task or compute job) must pass after authentication and an Idempotency-Key
 // replay, and before any payment or credit: who it acts for (an agent-bound key only for its own
 // agent: 403 AGENT_KEY_MISMATCH; another operator's agent: 404), the kill-switch, and the ToS
-// (decisions.md §14, §15). One place, so submit and compute cannot drift apart.
+// (docs/pipeline.md, "Admission"). One place, so submit and compute cannot drift apart.
 import type { AgentIdentity, AgentService } from '../agents/service'
 import { assertNotKilled } from '../guardrails/kill-switch'
 import { assertActsFor, type Principal } from '../http/auth'

@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { TASK_TYPES } from '../agents/schema'
 import { DateTime, Id, Nullable, PageParams, PROBLEM_CODE, QueryInt, WAIT } from '../http/schemas'
 
-/** A task type a client may ask for (decisions.md §11; `system` is internal). Anything else → 400 INVALID_TASK_TYPE. */
+/** A task type a client may ask for (docs/pipeline.md, "Task types"; `system` is internal). Anything else → 400 INVALID_TASK_TYPE. */
 export const TaskType = t.Union(TASK_TYPES.map((x) => t.Literal(x)), { description: 'one of the 12 task types', [PROBLEM_CODE]: 'INVALID_TASK_TYPE' })
 
 export const SubmitBody = t.Object({

@@ -139,7 +139,7 @@ export class TaskService {
     return t
   }
 
-  /** interface.md's Task fields (public). */
+  /** The public Task fields (docs/pipeline.md, "What a task shows"). */
   publicView(t: TaskRow) {
     return {
       id: t.id, taskType: t.taskType, status: t.status, agentId: t.agentId, model: t.model, provider: t.provider,

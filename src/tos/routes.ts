@@ -1,4 +1,5 @@
-// HTTP for the Terms of Service (decisions.md §8, §14): versions (admin), the operator's status and acceptance.
+// HTTP for the Terms of Service (docs/governance.md, "Terms of Service"): versions (admin), the
+// operator's status and acceptance.
 import { defineRoute } from '../http/route'
 import type { Services } from '../services'
 import { PublishTosBody, TosAcceptBody, TosAcceptResult, TosStatus, TosVersionView } from './schema'

@@ -1,8 +1,9 @@
-// Terms of Service (decisions.md §8, §14): versions published by the administrator (the newest is
-// current; a fresh install has "1", inserted by its migration), and each operator's acceptance:
-// an EIP-712 document signed by the service signer, stored on IPFS, and a system task
-// (`taskType: "system"`) that records it among the operator's tasks. With `tos.required` on,
-// submit and compute refuse operators who have not accepted the current version (403 TOS_NOT_ACCEPTED).
+// Terms of Service (docs/governance.md, "Terms of Service"): versions published by the
+// administrator (the newest is current; a fresh install has "1", inserted by its migration), and
+// each operator's acceptance: an EIP-712 document signed by the service signer, stored on IPFS, and
+// a system task (`taskType: "system"`) that records it among the operator's tasks. With
+// `tos.required` on, submit and compute refuse operators who have not accepted the current version
+// (403 TOS_NOT_ACCEPTED).
 import type { Database } from 'bun:sqlite'
 import { keccak256, toBytes, type PrivateKeyAccount } from 'viem'
 import type { Clock } from '../clock'

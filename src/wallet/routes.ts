@@ -1,4 +1,4 @@
-// HTTP for binding a wallet to the operator (bearer only; decisions.md §8, §13).
+// HTTP for binding a wallet to the operator (bearer only; docs/money.md, "Wallet binding").
 import { defineRoute } from '../http/route'
 import type { Services } from '../services'
 import { BindWalletBody, BoundWallet, WalletNonce } from './schema'

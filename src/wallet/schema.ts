@@ -1,4 +1,4 @@
-// Wallet binding shapes (decisions.md §8, §13).
+// Wallet binding shapes (docs/money.md, "Wallet binding").
 import { t } from 'elysia'
 import { DateTime } from '../http/schemas'
 

@@ -1,8 +1,8 @@
-// Wallet binding (decisions.md §8, §13): the operator asks for a single-use nonce, signs the EIP-712
-// `WalletBinding { wallet, operatorId, nonce }` under the domain { name: "TaskGate", version: "1",
-// chainId } with the wallet, and posts the signature. The signature is verified before the
-// transaction (viem's verifyTypedData is async); the nonce is then consumed, the wallet bound and the
-// first-bind pioneer points awarded in one synchronous SQLite transaction.
+// Wallet binding (docs/money.md, "Wallet binding"): the operator asks for a single-use nonce, signs
+// the EIP-712 `WalletBinding { wallet, operatorId, nonce }` under the domain { name: "TaskGate",
+// version: "1", chainId } with the wallet, and posts the signature. The signature is verified
+// before the transaction (viem's verifyTypedData is async); the nonce is then consumed, the wallet
+// bound and the first-bind pioneer points awarded in one synchronous SQLite transaction.
 import type { Database } from 'bun:sqlite'
 import { getAddress, verifyTypedData, type Hex } from 'viem'
 import { CHAIN_IDS } from '../chain/signer'

@@ -1,14 +1,15 @@
-// The durable webhook outbox (decisions.md §14). A delivery is a row written in the same
-// transaction as the event it reports (an approval held, resolved or about to expire), driven by a
-// `webhook.deliver` job on the durable scheduler. The job only starts the attempt, which runs on its
-// own, so a slow or silent receiver never holds a job slot the pipeline needs; a row left pending by
-// a stop in mid-attempt gets its job back at start (recover()). An attempt POSTs the stored body with both signatures; a 2xx
-// answer delivers it, anything else (status, timeout, refused connection) is retried after 10 s,
-// 20 s, 40 s … (service clock) up to MAX_ATTEMPTS, each attempt with a 10 s timeout. Deliveries run
-// outside the pipeline and never block it; after a restart the pending ones continue where they were.
-// Each attempt resolves the URL's host once and connects to the address that passed the check
-// (src/lib/outbound.ts; docs/security.md, "Outbound requests"): a refused address fails the delivery
-// at once, before any connection, so it records a refusal and never an HTTP status.
+// The durable webhook outbox (docs/webhooks.md, "Delivery, retries, the deliveries list"). A
+// delivery is a row written in the same transaction as the event it reports (an approval held,
+// resolved or about to expire), driven by a `webhook.deliver` job on the durable scheduler. The job
+// only starts the attempt, which runs on its own, so a slow or silent receiver never holds a job
+// slot the pipeline needs; a row left pending by a stop in mid-attempt gets its job back at start
+// (recover()). An attempt POSTs the stored body with both signatures; a 2xx answer delivers it,
+// anything else (status, timeout, refused connection) is retried after 10 s, 20 s, 40 s … (service
+// clock) up to MAX_ATTEMPTS, each attempt with a 10 s timeout. Deliveries run outside the pipeline
+// and never block it; after a restart the pending ones continue where they were. Each attempt
+// resolves the URL's host once and connects to the address that passed the check
+// (src/lib/outbound.ts; docs/security.md, "Outbound requests"): a refused address fails the
+// delivery at once, before any connection, so it records a refusal and never an HTTP status.
 import { createHmac } from 'node:crypto'
 import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
@@ -24,14 +25,14 @@ export const ATTEMPT_TIMEOUT_MS = 10_000
 
 export type WebhookEvent = 'approval.required' | 'approval.resolved' | 'approval.expiring'
 
-/** The 15 fields of anchor-api §4.6, as sent in the JSON body. */
+/** The 15 fields of an approval webhook, as sent in the JSON body (docs/webhooks.md, "The request"). */
 export interface WebhookBody {
   event: WebhookEvent; approvalId: string; taskId: string; agentId: string; actionType: string; operation: string; target: string
   requestedValue: number | null; currency: string | null; triggerPolicy: string; triggerReason: string; resolveUrl: string
   decision: string | null; decidedBy: string | null; timestamp: string
 }
 
-/** The EIP-712 message: every field a string, normalised as the anchor does (requestedValue "0", others "" when absent). */
+/** The EIP-712 message: every field a string, normalised as docs/webhooks.md says (requestedValue "0", others "" when absent). */
 export function webhookMessage(body: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(WEBHOOK_FIELDS.map((f) => [f, String(body[f] ?? (f === 'requestedValue' ? '0' : ''))]))
 }

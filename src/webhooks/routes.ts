@@ -1,4 +1,4 @@
-// HTTP for the operator's webhooks (decisions.md §14, docs/webhooks.md): the derived signing
+// HTTP for the operator's webhooks (docs/webhooks.md): the derived signing
 // secret (rotated and shown once) and the deliveries of the outbox.
 import { t } from 'elysia'
 import { defineRoute } from '../http/route'

@@ -1,4 +1,4 @@
-// The HMAC key of an operator's webhooks (decisions.md §14): the configured
+// The HMAC key of an operator's webhooks (docs/webhooks.md, "The request"): the configured
 // `approvalWebhookSecret` (stored sealed in the guardrails), else a secret derived from the data key,
 // the operator id and a generation. POST /api/v1/operator/webhooks/secret moves to the next
 // generation and shows that secret once; it is never stored, only derived again when signing.

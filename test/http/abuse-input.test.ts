@@ -1,7 +1,7 @@
-// Attacks through input, performed over HTTP (issue 8, decisions.md §15): pathological prompts
-// against the event loop, bodies over the limits, multipart everywhere, non-object JSON bodies,
-// upload floods, public outputs, forged proofs, bogus filters, and an agent whose failures never
-// counted. Plus the response headers every page must carry.
+// Attacks through input, performed over HTTP (issue 8; docs/security.md, "Limits"): pathological
+// prompts against the event loop, bodies over the limits, multipart everywhere, non-object JSON
+// bodies, upload floods, public outputs, forged proofs, bogus filters, and an agent whose failures
+// never counted. Plus the response headers every page must carry.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'

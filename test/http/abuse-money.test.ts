@@ -1,6 +1,6 @@
-// Attacks on money, performed over HTTP as a hostile client would (issue 8, decisions.md §15):
-// free tasks through metadata, unlimited faucet credits, faucet drips eating the x402 hourly
-// limit, refunds that outlive the monthly reset, and retried submits answered 402.
+// Attacks on money, performed over HTTP as a hostile client would (issue 8; docs/money.md and
+// docs/security.md): free tasks through metadata, unlimited faucet credits, faucet drips eating the
+// x402 hourly limit, refunds that outlive the monthly reset, and retried submits answered 402.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { FakeLLM } from '../helpers/fake-llm'

@@ -75,7 +75,7 @@ describe('operator status', () => {
   })
 })
 
-describe('operator CLI (decisions.md §11, §13)', () => {
+describe('operator CLI (docs/foundation.md, "The command line")', () => {
   test('create, list, set-tier and set-status work on the same data dir, live', async () => {
     const c = await cli(['operator', 'create', '--login', 'cli-op', '--password', 'cli-password', '--tier', 'PRO', '--data-dir', s.dataDir])
     expect({ code: c.code, stderr: c.stderr }).toEqual({ code: 0, stderr: '' }) // the error, if any, in the failure

@@ -1,8 +1,8 @@
-// Agent-bound keys over real HTTP (decisions.md §15): an agent key reads only its own agent's
-// tasks, task events and compute jobs (another agent's → 404), and acts only for its own agent
-// (another agent's id → 403 AGENT_KEY_MISMATCH, nothing charged); operator keys and the bearer token
-// read all of the operator's. Also: compute Idempotency-Key replays (answered before any credit
-// check, charged once), and the per-operator rate limit of bearer tokens.
+// Agent-bound keys over real HTTP (docs/security.md, "An agent key"): an agent key reads only its
+// own agent's tasks, task events and compute jobs (another agent's → 404), and acts only for its
+// own agent (another agent's id → 403 AGENT_KEY_MISMATCH, nothing charged); operator keys and the
+// bearer token read all of the operator's. Also: compute Idempotency-Key replays (answered before
+// any credit check, charged once), and the per-operator rate limit of bearer tokens.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { FakeLLM, gate } from '../helpers/fake-llm'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'

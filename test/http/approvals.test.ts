@@ -1,4 +1,4 @@
-// The approval queue over real HTTP (decisions.md §9, §13, §14; anchor-api §4.1–4.4): holds over
+// The approval queue over real HTTP (docs/governance.md, "Approvals"): holds over
 // the threshold with nothing charged, every auto-approve rule (amount_cap, allowlisted_target,
 // time_window in an IANA zone, trusted_agent; an empty list never auto-approves), list / count /
 // detail / resolve with their status codes, approve resuming at stage 2 (the receipt, or the task
@@ -78,7 +78,7 @@ describe('holds and the queue', () => {
     expect(none.body.status).toBe('COMPLETED')
   })
 
-  test('the OA-5 record: list (default PENDING), count, detail; agent keys read; others get 404', async () => {
+  test('the approval record: list (default PENDING), count, detail; agent keys read; others get 404', async () => {
     const list = await s.get('/api/v1/approvals', { token: o.token })
     expect(list.status).toBe(200)
     expect(list.body).toHaveLength(1)

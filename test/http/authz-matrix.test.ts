@@ -1,7 +1,7 @@
 // The authorization matrix, generated from the server's own /openapi.json: every operation ×
 // every identity that must not reach the owner's resources → the documented refusal
-// (decisions.md §2, §4, §15), with no owner data in what comes back, and a re-read after every
-// refused mutating call proving nothing changed.
+// (docs/security.md, "Who calls, and what they get"; docs/foundation.md, "Errors"), with no owner
+// data in what comes back, and a re-read after every refused mutating call proving nothing changed.
 //
 // Identities: anonymous; a forged bearer token (the owner's claims signed with another secret)
 // and a forged API key; the owner's revoked key; the owner's logged-out token; the owner's expired
@@ -127,9 +127,9 @@ const BODY_FILL: Record<string, unknown> = {
   wallet: owner.wallet, walletAddress: owner.wallet, reason: 'matrix', ms: 1,
 }
 
-/** Operations a SUSPENDED or BANNED operator may still use (decisions.md §2). */
+/** Operations a SUSPENDED or BANNED operator may still use (docs/foundation.md, "Operator status"). */
 const ALLOW_INACTIVE = new Set(['GET /api/v1/auth/me', 'POST /api/v1/auth/logout', 'GET /api/v1/operator/export'])
-/** Another operator's resource is 404, never 403, except where the route says otherwise (§4). */
+/** Another operator's resource is 404, never 403, except where the route says otherwise (docs/foundation.md, "Errors"). */
 const FORBIDDEN_NOT_HIDDEN = new Set(['GET /api/v1/credits/balance/{operatorId}'])
 
 function paramsOf(op: Operation): { values: Record<string, string>; refs: Ref[]; missing: string[] } {

@@ -1,4 +1,4 @@
-// Compliance certificates over real HTTP (decisions.md §8, §14): FREE → 403, on demand for PRO
+// Compliance certificates over real HTTP (docs/compliance.md): FREE → 403, on demand for PRO
 // (the current month so far), verified from the certificate alone with the lines of
 // docs/compliance.md, the same JSON on IPFS, and the monthly certificate from the scheduler (the
 // test clock moves into the next month; nothing sleeps).

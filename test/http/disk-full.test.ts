@@ -1,4 +1,4 @@
-// A full disk (decisions.md §15 "Full disk"), for real: the data dir is a small tmpfs the test
+// A full disk (docs/security.md, "A full disk"), for real: the data dir is a small tmpfs the test
 // mounts and fills with a filler file. Writes answer 507 problem+json STORAGE_FULL; reads, /healthz
 // and sign-in keep answering; /readyz answers 503 with storage "full"; the work in flight (a task
 // whose stage commit hit the full disk, a compute job whose result could not be recorded, a job

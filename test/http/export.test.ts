@@ -1,7 +1,7 @@
-// The data export over real HTTP (decisions.md §8, §14): every member, streamed page by page as an
-// attachment, allowed while suspended, and no secret in it: the raw text is searched for every key
-// and secret the operator has (API keys, their hashes, the password and its hash, bearer tokens,
-// the webhook secret) and for a provider key.
+// The data export over real HTTP (docs/governance.md, "Data export"): every member, streamed page
+// by page as an attachment, allowed while suspended, and no secret in it: the raw text is searched
+// for every key and secret the operator has (API keys, their hashes, the password and its hash,
+// bearer tokens, the webhook secret) and for a provider key.
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'

@@ -1,9 +1,10 @@
-// Guardrails and the kill-switch over real HTTP (decisions.md §9, §13, §14): defaults, partial
-// PATCH with a pending config replaced by a newer one, one write per 10 s, validation listing
-// each bad field, activation 30 s later by the test clock (also across a restart, and at once on
-// start when the server was down at activatesAt), stage-1 enforcement of every rule with no credit
-// spent, the linear blocked-pattern check, and the kill-switch's effect on submissions, compute,
-// queued work and reads. Time-based behaviour uses the test clock, never sleeping.
+// Guardrails and the kill-switch over real HTTP (docs/governance.md, "Guardrails" and
+// "Kill-switch"): defaults, partial PATCH with a pending config replaced by a newer one, one write
+// per 10 s, validation listing each bad field, activation 30 s later by the test clock (also across
+// a restart, and at once on start when the server was down at activatesAt), stage-1 enforcement of
+// every rule with no credit spent, the linear blocked-pattern check, and the kill-switch's effect
+// on submissions, compute, queued work and reads. Time-based behaviour uses the test clock, never
+// sleeping.
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -88,7 +89,7 @@ const DEFAULTS = {
 // ---------- configuration ----------
 
 describe('guardrails configuration', () => {
-  test('defaults: every §9 field, no pending config, kill-switch off; bearer only', async () => {
+  test('defaults: every guardrail field, no pending config, kill-switch off; bearer only', async () => {
     const o = await operator()
     const r = await s.get('/api/v1/operator/guardrails', { token: o.token })
     expect(r.status).toBe(200)

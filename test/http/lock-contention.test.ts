@@ -1,7 +1,8 @@
-// The server next to another writer on its data dir (a CLI command on a live server, decisions.md
-// §11): every write transaction takes SQLite's write lock before its first read, so it waits for
-// the other writer (busy timeout) instead of failing at once with SQLITE_BUSY when a read-started
-// transaction tries to upgrade while the other one holds the lock.
+// The server next to another writer on its data dir (a CLI command on a live server;
+// docs/foundation.md, "The database next to the CLI"): every write transaction takes SQLite's write
+// lock before its first read, so it waits for the other writer (busy timeout) instead of failing at
+// once with SQLITE_BUSY when a read-started transaction tries to upgrade while the other one holds
+// the lock.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { holdWriteLock } from '../helpers/lock'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'

@@ -1,5 +1,5 @@
-// Brute force on sign-in and sign-up over real HTTP (decisions.md §15). Requests come from
-// 127.0.0.1, so the per-address scopes are driven for real here. The per-login limit across
+// Brute force on sign-in and sign-up over real HTTP (docs/foundation.md, "Logins"). Requests come
+// from 127.0.0.1, so the per-address scopes are driven for real here. The per-login limit across
 // addresses (100 from all addresses) cannot be driven from one loopback address: it is covered by
 // test/unit/login-guard.test.ts against LoginGuard directly, and here too where the system lets a
 // client bind other 127.0.0.x source addresses (Linux routes all of 127/8 to lo; elsewhere that

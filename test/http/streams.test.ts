@@ -1,4 +1,4 @@
-// Event streams over real HTTP (decisions.md §15):
+// Event streams over real HTTP (docs/foundation.md, "Event streams"):
 //  - an open stream ends within 5 s once its API key is revoked, its bearer token logged out (or
 //    expired), or its operator suspended;
 //  - no stream is cut by the server's idle timeout, however long it stays quiet, and a submit that

@@ -134,7 +134,7 @@ describe('engine options (src/lib/engine-options.ts)', () => {
 })
 
 describe('public config', () => {
-  test('has the keys of interface.md, with values from configuration', async () => {
+  test('has the documented keys (docs/foundation.md, "Tiers and the public configuration"), with values from configuration', async () => {
     const c = (await s.get('/api/v1/config/public')).body
     expect(c['tiers.free.monthlyCredits']).toBe(123)
     expect(c['tiers.pro.monthlyCredits']).toBe(1000)

@@ -1,6 +1,7 @@
-// Terms of Service over real HTTP (decisions.md §8, §14): the default version, admin versions,
-// status and accept (the signed acceptance document on IPFS, verified here with viem alone; the
-// system task among the operator's tasks), and TASKGATE_TOS_REQUIRED on submit and compute.
+// Terms of Service over real HTTP (docs/governance.md, "Terms of Service"): the default version,
+// admin versions, status and accept (the signed acceptance document on IPFS, verified here with
+// viem alone; the system task among the operator's tasks), and TASKGATE_TOS_REQUIRED on submit and
+// compute.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { verifyTypedData } from 'viem'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'

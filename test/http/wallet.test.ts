@@ -1,5 +1,6 @@
-// Wallet binding over real HTTP (decisions.md §8, §13): EIP-712 WalletBinding signed by viem (ethers:
-// test/interop/wallet-ethers.test.ts), single-use nonces with a 10-minute expiry on the service clock, and every pinned error.
+// Wallet binding over real HTTP (docs/money.md, "Wallet binding"): EIP-712 WalletBinding signed by
+// viem (ethers: test/interop/wallet-ethers.test.ts), single-use nonces with a 10-minute expiry on
+// the service clock, and every pinned error.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { getAddress, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'

@@ -1,4 +1,4 @@
-// Approval webhooks over real HTTP (decisions.md §14, anchor-api §4.4–4.6): a real receiver on
+// Approval webhooks over real HTTP (docs/webhooks.md): a real receiver on
 // loopback (Bun.serve) gets approval.required, approval.resolved (also the one-shot callback, once)
 // and approval.expiring, each verified with both signatures by the code docs/webhooks.md shows; the
 // derived secret and a configured one; the durable outbox retrying with backoff by the test clock,

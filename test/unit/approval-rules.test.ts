@@ -1,5 +1,6 @@
-// Auto-approve rules (anchor-api §4.5) at fixed instants: every rule must pass, an empty list never
-// auto-approves, time windows read the weekday and hour in their IANA zone (and may wrap midnight).
+// Auto-approve rules (docs/governance.md, "Approvals") at fixed instants: every rule must pass, an
+// empty list never auto-approves, time windows read the weekday and hour in their IANA zone (and
+// may wrap midnight).
 import { describe, expect, test } from 'bun:test'
 import { evaluateRule, evaluateRules, type AutoRule } from '../../src/approvals/rules'
 

@@ -1,7 +1,7 @@
-// src/operators/login-guard.ts: the three sign-in scopes and the sign-up scope (decisions.md §15),
-// driven directly. The per-login limit across addresses needs many client addresses, which a
-// black-box test from one loopback address cannot produce: it is covered here (the per-address
-// scopes are also covered over HTTP in test/http/login-abuse.test.ts).
+// src/operators/login-guard.ts: the three sign-in scopes and the sign-up scope (docs/foundation.md,
+// "Logins"), driven directly. The per-login limit across addresses needs many client addresses,
+// which a black-box test from one loopback address cannot produce: it is covered here (the
+// per-address scopes are also covered over HTTP in test/http/login-abuse.test.ts).
 // Also the argon2id semaphore of src/operators/service.ts.
 import { afterEach, beforeEach, describe, expect, setSystemTime, test } from 'bun:test'
 import { availableParallelism } from 'node:os'

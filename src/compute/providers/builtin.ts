@@ -1,5 +1,5 @@
-// The offline, deterministic provider (decisions.md §6): lexicon sentiment for sentiment_analysis,
-// an extractive summary (word-frequency sentence scoring) for everything else.
+// The offline, deterministic provider (docs/pipeline.md, "Compute pool"): lexicon sentiment for
+// sentiment_analysis, an extractive summary (word-frequency sentence scoring) for everything else.
 import type { CompletionRequest, CompletionResult } from '../types'
 
 // A compact valence lexicon (AFINN-style, −3…+3) covering common English opinion words.

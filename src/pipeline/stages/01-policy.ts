@@ -15,8 +15,9 @@ export const agentActive: PolicyRule = ({ agent }) =>
   agent.status === 'ACTIVE' ? null : { fail: { code: 'GUARDRAIL_BLOCKED', message: `agent ${agent.id} is archived` } }
 
 /**
- * The operator's active guardrails (decisions.md §14): allowedTaskTypes, maxPromptLength,
- * blockedPatterns (linear-time matcher), maxTasksPerHour (rolling), maxCreditsPerDay (UTC day).
+ * The operator's active guardrails (docs/governance.md, "Enforcement"): allowedTaskTypes,
+ * maxPromptLength, blockedPatterns (linear-time matcher), maxTasksPerHour (rolling),
+ * maxCreditsPerDay (UTC day).
  */
 export const operatorGuardrails: PolicyRule = ({ task, s }) => {
   const why = s.guardrails.check(task)

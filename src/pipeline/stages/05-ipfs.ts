@@ -1,8 +1,8 @@
 // Stage 5: the task document on the embedded IPFS node. Deterministic content, so a resumed
 // task stores the same CID again. The document is public (anyone with its CID reads it), so it
 // carries the prompt's and output's hashes; the output itself only when the operator's guardrail
-// setting `publishOutputs` is on (decisions.md §15). The receipt and attestation sign the hashes,
-// so verification never needs the text.
+// setting `publishOutputs` is on (docs/pipeline.md, "Stages"). The receipt and attestation sign the
+// hashes, so verification never needs the text.
 import { taskHashes } from '../verification'
 import type { Stage, StageResult, TaskRow } from '../types'
 
