@@ -6,9 +6,8 @@
 // runs once); `serve` restores the normal policy once it listens (src/main.ts).
 // One import is redirected: viem's keccak256 takes `keccak_256` from src/lib/viem-keccak.ts (the
 // WebAssembly keccak, same digests) instead of @noble/hashes' pure-JavaScript one, which was about
-// three quarters of viem's EIP-712 struct hashing (docs/performance.md). And tiny-secp256k1's
-// WebAssembly module (the signing worker's ECDSA, src/chain/secp256k1-wasm.ts) is embedded too, and
-// so are libsecp256k1's native addons for the build's platform (src/chain/secp256k1-native.ts).
+// three quarters of viem's EIP-712 struct hashing (docs/performance.md). And libsecp256k1's native
+// addons for the build's platform are embedded (src/chain/secp256k1-native.ts).
 import type { BunPlugin } from 'bun'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -35,31 +34,11 @@ const viemKeccak: BunPlugin = {
 }
 
 /**
- * tiny-secp256k1 reads its WebAssembly module from the file next to its loader, which a compiled
- * binary does not have: the loader is rebuilt to read the module embedded in the binary (the same
- * statements otherwise; fails the build if the loader changed).
- */
-const embeddedSecp256k1: BunPlugin = {
-  name: 'embedded-secp256k1',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]tiny-secp256k1[\\/]lib[\\/]wasm_loader\.js$/ }, async (args) => {
-      const source = await Bun.file(args.path).text()
-      const read = 'const binary = readFileSync(path("secp256k1.wasm"));'
-      if (!source.includes(read)) throw new Error('scripts/build.ts: tiny-secp256k1\'s wasm_loader.js changed; update the embedded-secp256k1 plugin')
-      const contents = source
-        .replace('import { path } from "./wasm_path.js";', 'import wasmFile from "./secp256k1.wasm" with { type: "file" };')
-        .replace(read, 'const binary = readFileSync(wasmFile);')
-      return { contents, loader: 'js' }
-    })
-  },
-}
-
-/**
  * src/chain/secp256k1-prebuilds.ts lists the `secp256k1` package's prebuilt addons from
  * node_modules at run time; in the binary it becomes a list of the build platform's addons embedded
  * as files (the `.node` loader is `file` below: Bun's own loading of an embedded addon extracts it
  * to a fixed name in the shared temporary directory and loads whatever it finds there). A platform
- * without prebuilt addons gets an empty list (the WebAssembly build signs).
+ * without prebuilt addons gets an empty list (noble signs).
  */
 const embeddedPrebuilds: BunPlugin = {
   name: 'embedded-secp256k1-prebuilds',
@@ -82,7 +61,7 @@ const result = await Bun.build({
   format: 'esm',
   minify: process.env.TASKGATE_BUILD_MINIFY !== '0',
   bytecode: true,
-  plugins: [viemKeccak, embeddedSecp256k1, embeddedPrebuilds],
+  plugins: [viemKeccak, embeddedPrebuilds],
   loader: { '.node': 'file' },
   compile: {
     outfile: resolve(ROOT, outfile),

@@ -7,7 +7,6 @@ import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
 import { openMigrated } from './db/template'
-import { applyEngineOptions, HEAP_GROWTH_DOC, HEAP_GROWTH_ENV } from './lib/engine-options'
 import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
@@ -53,10 +52,8 @@ async function main(argv: string[]): Promise<void> {
     case 'version': process.stdout.write(`taskgate ${VERSION} (bun ${Bun.version})\n`); return
     case 'config':
       for (const s of SETTINGS) process.stdout.write(`${s.env.padEnd(42)} ${s.key.padEnd(38)} ${s.doc}\n`)
-      process.stdout.write(`${HEAP_GROWTH_ENV.padEnd(42)} ${'(environment only)'.padEnd(38)} ${HEAP_GROWTH_DOC}\n`)
       return
     case 'serve': {
-      applyEngineOptions() // may replace this process with itself (src/lib/engine-options.ts)
       const { startServer } = await import('./server')
       const config = loadConfig(flags)
       const server = await startServer(config)

@@ -1,8 +1,7 @@
 // ECDSA over secp256k1 through libsecp256k1 as a native library (the `secp256k1` package's
 // prebuilt Node-API addon, bitcoin-core's C library): the same RFC 6979 signatures, low S, as viem's
-// sign (noble), byte for byte (test/unit/typed-data.test.ts), at ~34 µs a digest where the
-// WebAssembly build takes ~98 and noble ~114 (docs/performance.md). Platforms without a prebuilt
-// addon use the WebAssembly build (src/chain/secp256k1-wasm.ts).
+// sign (noble), byte for byte (test/unit/typed-data.test.ts), at ~34 µs a digest where noble takes
+// ~114 (docs/performance.md). Platforms without a prebuilt addon sign with noble.
 //
 // In the compiled binary the addons are embedded files. Bun would extract an embedded addon to a
 // fixed name in the shared temporary directory and load whatever file it finds there, so an addon

@@ -1,14 +1,14 @@
-// The secp256k1 signers a digest can be signed with, fastest first: libsecp256k1 as a native addon
-// (src/chain/secp256k1-native.ts), libsecp256k1 in WebAssembly (src/chain/secp256k1-wasm.ts), and
-// noble, what viem signs with (src/chain/typed-data.ts, nobleSign). All give the same RFC 6979
-// signatures with low S, byte for byte; a library is used only once it reproduces a known answer.
+// The secp256k1 signers a digest can be signed with: libsecp256k1 as a native addon
+// (src/chain/secp256k1-native.ts) where one is prebuilt for the platform, else noble, what viem
+// signs with (src/chain/typed-data.ts, nobleSign). Both give the same RFC 6979 signatures with low
+// S, byte for byte; the addon is used only once it reproduces a known answer.
 import { bytesToHex, hexToBytes, type Hex } from 'viem'
 
 /** Signs a 32-byte digest: r ‖ s ‖ v (0x1b or 0x1c), as viem's `sign({ hash, privateKey, to: 'hex' })`. */
 export type HashSigner = (hash: Hex, privateKey: Hex) => Hex | Promise<Hex>
 
 /** The library a signer came from (the `taskgate_signing_library` metric's label). */
-export type SigningLibrary = 'libsecp256k1-native' | 'libsecp256k1-wasm' | 'noble'
+export type SigningLibrary = 'libsecp256k1-native' | 'noble'
 
 /**
  * A known answer, made by viem's sign (test/unit/typed-data.test.ts recomputes it): a loaded
@@ -43,12 +43,9 @@ export function hashSigner(sign: RecoverableSign): HashSigner | null {
   } catch { return null }
 }
 
-/** The fastest libsecp256k1 that loads here: the native addon, else the WebAssembly build; null if neither does. */
+/** libsecp256k1's native addon where it loads here; null otherwise (noble signs). */
 export async function loadLibsecp256k1(): Promise<{ sign: HashSigner; library: SigningLibrary } | null> {
   const { loadNativeSigner } = await import('./secp256k1-native')
   const native = loadNativeSigner()
-  if (native) return { sign: native, library: 'libsecp256k1-native' }
-  const { loadWasmSigner } = await import('./secp256k1-wasm')
-  const wasm = await loadWasmSigner()
-  return wasm ? { sign: wasm, library: 'libsecp256k1-wasm' } : null
+  return native ? { sign: native, library: 'libsecp256k1-native' } : null
 }

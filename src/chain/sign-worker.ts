@@ -1,8 +1,7 @@
 // Signs EIP-712 typed data off the main thread (hashing and secp256k1 signing cost ~0.6 ms per
 // signature; two per task). Started by Signer at the first signature; the key arrives in the first
-// message, and the worker answers `ready` once it can sign. It signs with libsecp256k1, the native
-// addon or else the WebAssembly build (src/chain/secp256k1.ts), once that loaded and gave its known
-// answer; otherwise with noble. The first message carries the key and the domain, types and
+// message, and the worker answers `ready` once it can sign. It signs with libsecp256k1's native
+// addon (src/chain/secp256k1.ts) once that loaded and gave its known answer; otherwise with noble. The first message carries the key and the domain, types and
 // primary type of each kind of document; a request carries only the kind and the message.
 import { keccakReady } from '../lib/keccak'
 import { loadLibsecp256k1, type HashSigner, type SigningLibrary } from './secp256k1'

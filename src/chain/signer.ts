@@ -105,8 +105,7 @@ export class Signer {
 
   /**
    * Signs here, on the main thread: with libsecp256k1's native addon where it loads (loaded at the
-   * first signature made here, ~2 ms), else with noble. Not with the WebAssembly build, whose
-   * compiled module would cost the main thread several MB for a signature it rarely makes.
+   * first signature made here, ~2 ms), else with noble.
    */
   private local(kind: DocumentKind, message: Record<string, unknown>): Promise<Hex> {
     return signTypedDataCached(this.privateKey, this.typedData(kind, message), this.localHash ??= loadNativeSigner() ?? nobleSign)

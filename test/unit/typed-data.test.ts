@@ -10,7 +10,6 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { KNOWN_ANSWER } from '../../src/chain/secp256k1'
 import { loadNativeSigner } from '../../src/chain/secp256k1-native'
 import { prebuilds } from '../../src/chain/secp256k1-prebuilds'
-import { loadWasmSigner } from '../../src/chain/secp256k1-wasm'
 import { hashTypedDataCached, nobleSign, signTypedDataCached } from '../../src/chain/typed-data'
 import { EAS_TYPES, RECEIPT_TYPES, TASK_SCHEMA_UID, WEBHOOK_FIELDS, WEBHOOK_TYPES } from '../../src/chain/signer'
 import { TOS_ACCEPTANCE_TYPES } from '../../src/tos/service'
@@ -57,25 +56,20 @@ function native() {
 }
 
 test('digests and signatures equal viem\'s for every document type, domain and call', async () => {
-  const wasm = (await loadWasmSigner())!
-  expect(wasm).not.toBeNull()
   const lib = native()
   for (let i = 0; i < 6; i++) {
     for (const td of [receipt(84532, i), receipt(8453, i), attestation(84532, i), attestation(8453, i), webhook(i), tos(i), ...edges(i)]) {
       expect(hashTypedDataCached(td)).toBe(hashTypedData(td))
       const viemSignature = await account.signTypedData(td)
       expect(await signTypedDataCached(key, td)).toBe(viemSignature)
-      expect(await signTypedDataCached(key, td, wasm)).toBe(viemSignature) // libsecp256k1 in WebAssembly
       if (lib) expect(await signTypedDataCached(key, td, lib)).toBe(viemSignature) // the native addon, as the signing worker signs
     }
   }
 })
 
-test('libsecp256k1 (native and WebAssembly) signs every digest exactly as noble does, for any key', async () => {
+test('libsecp256k1\'s native addon signs every digest exactly as noble does, for any key', async () => {
   expect(await nobleSign(KNOWN_ANSWER.hash, KNOWN_ANSWER.privateKey)).toBe(KNOWN_ANSWER.signature) // the answer the worker checks at load is viem's
-  const wasm = (await loadWasmSigner())!
-  expect(wasm).not.toBeNull()
-  const signers = [wasm, native()].filter((x) => x !== null)
+  const signers = [native()].filter((x) => x !== null)
   for (let k = 0; k < 8; k++) {
     const privateKey = k === 0 ? ('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140' as const) : k === 1 ? (`0x${'0'.repeat(63)}1` as const) : keccak256(toHex(`key ${k}`)) // n − 1, 1, then random
     for (let i = 0; i < 64; i++) {
