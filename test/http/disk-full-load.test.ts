@@ -3,53 +3,29 @@
 // SQLite can still reuse its log's space), never left waiting for space; once space is back,
 // writes succeed without a restart. The data dir is a small tmpfs the test mounts and fills.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { TestServer } from '../helpers/server'
+import { fillDisk, mountTmpfs, type Tmpfs } from '../helpers/tmpfs'
 
-const TMPFS_MB = 32
 const CLIENTS = 24
 const BUDGET_MS = 1000
-let mountDir = ''
-let mounted = false
-let skipReason = ''
+let fs: Tmpfs
 let s: TestServer | undefined
 
-beforeAll(() => {
-  mountDir = mkdtempSync(join(tmpdir(), 'taskgate-diskfull-load-'))
-  let m: { exitCode: number | null; stderr: Buffer | undefined }
-  try { m = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', `size=${TMPFS_MB}m,mode=0700`, 'tmpfs', mountDir], { stderr: 'pipe' }) }
-  catch (e) { m = { exitCode: null, stderr: Buffer.from(String(e)) } }
-  if (m.exitCode !== 0) { skipReason = `cannot mount a tmpfs (needs root and mount): ${m.stderr?.toString().trim()}`; return }
-  mounted = true
-})
+beforeAll(() => { fs = mountTmpfs(32, 'taskgate-diskfull-load-') })
 
 afterAll(async () => {
   if (process.env.DISKFULL_DEBUG && s) console.log(`--- server stdout ---\n${s.stdout.slice(-8000)}\n--- server stderr ---\n${s.stderr.slice(-4000)}`)
   await s?.stop('SIGKILL')
-  if (mounted) Bun.spawnSync(['umount', '-l', mountDir])
-  rmSync(mountDir, { recursive: true, force: true })
+  fs.unmount()
 })
-
-/** Writes zeros into a new file until the file system refuses (ENOSPC), keeping the file. */
-function fill(path: string): number {
-  const fd = openSync(path, 'a')
-  let size = 0
-  try {
-    for (const chunk of [1 << 20, 1 << 16, 4096, 512, 1]) {
-      const buf = Buffer.alloc(chunk)
-      try { for (;;) size += writeSync(fd, buf) } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e }
-    }
-  } finally { closeSync(fd) }
-  return size
-}
 
 interface Outcome { startedAt: number; ms: number; status: number; code?: string }
 
 test('full disk under load: every write is answered within 1 s (507 STORAGE_FULL), and writes resume once space is back', async () => {
-  if (!mounted) { console.warn(`disk-full load test skipped: ${skipReason}`); return }
-  const dataDir = join(mountDir, 'data')
+  if (!fs.mounted) { console.warn(`disk-full load test skipped: ${fs.skipReason}`); return }
+  const dataDir = join(fs.dir, 'data')
   mkdirSync(dataDir)
   s = new TestServer(dataDir, { TASKGATE_STORAGE_PROBE_MS: '200', TASKGATE_BEARER_RPM: '1000000' })
   await s.start()
@@ -90,7 +66,7 @@ test('full disk under load: every write is answered within 1 s (507 STORAGE_FULL
   expect(succeeded()).toBeGreaterThanOrEqual(2 * CLIENTS)
   const before = outcomes.length
   const filledAt = performance.now()
-  fill(join(mountDir, 'filler'))
+  fillDisk(join(fs.dir, 'filler'))
   const sentOnFull = () => outcomes.filter((o) => o.startedAt >= filledAt + 50).length
   for (const t0 = Date.now(); (sentOnFull() < 4 * CLIENTS || Date.now() - t0 < 2000) && Date.now() - t0 < 20_000;) await Bun.sleep(50) // load on the full disk
   stop = true
@@ -110,7 +86,7 @@ test('full disk under load: every write is answered within 1 s (507 STORAGE_FULL
   expect(s.proc.exitCode).toBeNull()
 
   // Space comes back: writes succeed again, without a restart.
-  rmSync(join(mountDir, 'filler'))
+  rmSync(join(fs.dir, 'filler'))
   const deadline = Date.now() + 15_000
   let ok = false
   while (!ok && Date.now() < deadline) {

@@ -7,55 +7,30 @@
 // the full disk, and after a clean stop) and says so in its log.
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { FakeLLM, gate } from '../helpers/fake-llm'
 import { expectProblem, TestServer } from '../helpers/server'
+import { fillDisk as fill, mountTmpfs, type Tmpfs } from '../helpers/tmpfs'
 
-const TMPFS_MB = 24
-let mountDir = ''
-let mounted = false
-let skipReason = ''
+let fs: Tmpfs
 let s: TestServer | undefined
 let fake: FakeLLM | undefined
 
 beforeAll(async () => {
-  mountDir = mkdtempSync(join(tmpdir(), 'taskgate-diskfull-'))
-  let m: { exitCode: number | null; stderr: Buffer | undefined }
-  try { m = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', `size=${TMPFS_MB}m,mode=0700`, 'tmpfs', mountDir], { stderr: 'pipe' }) }
-  catch (e) { m = { exitCode: null, stderr: Buffer.from(String(e)) } }
-  if (m.exitCode !== 0) {
-    skipReason = `cannot mount a tmpfs (needs root and mount): ${m.stderr?.toString().trim()}`
-    return
-  }
-  mounted = true
-  fake = await FakeLLM.start()
+  fs = mountTmpfs(24, 'taskgate-diskfull-')
+  if (fs.mounted) fake = await FakeLLM.start()
 })
 
 afterAll(async () => {
   if (process.env.DISKFULL_DEBUG && s) console.log(`--- server stdout ---\n${s.stdout.slice(-6000)}\n--- server stderr ---\n${s.stderr.slice(-4000)}`)
   await s?.stop('SIGKILL')
   fake?.stop()
-  if (mounted) Bun.spawnSync(['umount', '-l', mountDir])
-  rmSync(mountDir, { recursive: true, force: true })
+  fs.unmount()
 })
 
-const dataDir = () => join(mountDir, 'data')
-const filler = (n: number) => join(mountDir, `filler-${n}`)
-
-/** Writes zeros into a new file until the file system refuses (ENOSPC), keeping the file; returns its size. */
-function fill(path: string): number {
-  const fd = openSync(path, 'a')
-  let size = 0
-  try {
-    for (const chunk of [1 << 20, 1 << 16, 4096, 512, 1]) {
-      const buf = Buffer.alloc(chunk)
-      try { for (;;) size += writeSync(fd, buf) } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e }
-    }
-  } finally { closeSync(fd) }
-  return size
-}
+const dataDir = () => join(fs.dir, 'data')
+const filler = (n: number) => join(fs.dir, `filler-${n}`)
 
 async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms
@@ -77,7 +52,7 @@ const alive = () => { expect(s!.proc.exitCode).toBeNull() }
 const PROMPT = 'Summarise why an appliance must ride out a full disk.'
 
 test('full disk: 507 on writes, reads and sign-in keep working, in-flight work resumes, and a restart on a full disk works', async () => {
-  if (!mounted) { console.warn(`disk-full test skipped: ${skipReason}`); return }
+  if (!fs.mounted) { console.warn(`disk-full test skipped: ${fs.skipReason}`); return }
   // No background checkpoints: they let SQLite reuse the write-ahead log's space, so small writes
   // could still succeed on a full disk and the 507 path under test would depend on timing.
   const env = { TASKGATE_STORAGE_PROBE_MS: '100', TASKGATE_PROVIDER_TIMEOUT_MS: '10000', TASKGATE_CHECKPOINT_INTERVAL_MS: '0' }
