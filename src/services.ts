@@ -16,6 +16,7 @@ import { UploadService } from './ipfs/uploads'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
+import { TaskStore } from './tasks/store'
 import { WalletService } from './wallet/service'
 import { Faucet } from './money/faucet'
 import { MockUsdc } from './money/usdc'
@@ -91,6 +92,8 @@ export interface Services {
   signer: Signer
   chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
+  /** The tasks table and its timeline (src/tasks/store.ts). */
+  taskStore: TaskStore
   tasks: TaskService
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
@@ -175,6 +178,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     signer: new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase]),
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline: null as unknown as PipelineRunner,
+    taskStore: new TaskStore(db.$client),
     tasks: null as unknown as TaskService,
     stats: new DailyStats(db.$client, clock),
     wallet: null as unknown as WalletService,
@@ -202,7 +206,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   s.faucet = new Faucet(db.$client, clock, config, s.usdc, s.x402, s.wallet, secrets.devWalletKey)
   s.jobs = new JobRunner(db.$client, clock, log, 64, s.group)
   s.signer.mainIsIdle = () => s.jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
-  s.pipeline = new PipelineRunner(s)
+  s.pipeline = new PipelineRunner(s, s.taskStore)
   s.tasks = new TaskService(s)
   s.leaderboard = new Leaderboard(s.agents, clock)
   s.credits = new CreditService(s)
@@ -236,7 +240,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
     pruneDeliveries: (before) => s.outbox.prune(before),
   })
-  s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.pipeline.store, config.tosRequired)
+  s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.taskStore, config.tosRequired)
   s.proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => s.tos.acceptanceTaskId(operatorId, version))
   s.compliance = new ComplianceService(db.$client, clock, s.signer, ipfs, s.jobs, operators, log)
   s.exporter = new ExportService(db.$client, clock, {
@@ -244,7 +248,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     keys: (id) => keys.list(id).map(keyRecord),
     agents: (id) => s.agents.list(id).map(agentView),
     task: (t) => s.tasks.detail(t, true),
-    selectTasks: (where, args, orderLimit) => s.pipeline.store.select(where, args, orderLimit),
+    selectTasks: (where, args, orderLimit) => s.taskStore.select(where, args, orderLimit),
     guardrails: (id) => {
       const st = s.guardrails.state(id)
       const iso = (ms: number) => new Date(ms).toISOString()
@@ -256,5 +260,23 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     wallet: (id) => ({ walletAddress: operators.byId(id)?.walletAddress ?? null }),
     pioneerEvents: (id) => s.pioneer.events(id, 1_000_000),
   })
+  registerJobs(s)
   return s
+}
+
+/**
+ * Every kind of durable job and what runs it: the one place jobs are registered (the runner's own
+ * housekeeping, `jobs.prune`, registers itself). Services enqueue their kinds; the runner starts
+ * once the server listens, after this.
+ */
+function registerJobs(s: Services): void {
+  const j = s.jobs
+  j.register('task.run', (p: { taskId: string }, job) => s.pipeline.run(p.taskId, job))
+  j.register('credits.refill', () => { s.credits.refillDue() })
+  j.register('guardrails.activate', (p: { operatorId: string }) => s.guardrails.activate(p.operatorId))
+  j.register('approval.expire', (p: { id: string }) => s.approvals.expire(p.id))
+  j.register('approval.expiring', (p: { id: string }) => s.approvals.expiring(p.id))
+  j.register('webhook.deliver', (p: { id: string }) => { s.outbox.launch(p.id) })
+  j.register('compliance.monthly', async () => { await s.compliance.issueMonthly() })
+  j.register('retention.prune', () => s.retention.run())
 }

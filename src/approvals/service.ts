@@ -11,7 +11,8 @@ import { badRequest, conflict, forbidden, notFound, tooManyRequests } from '../h
 import type { Principal } from '../http/auth'
 import type { JobRunner } from '../jobs/runner'
 import { newId } from '../lib/ids'
-import type { StageResult, TaskRow } from '../pipeline/types'
+import type { StageResult } from '../pipeline/types'
+import type { TaskRow } from '../tasks/types'
 import type { WebhookBody, WebhookEvent, WebhookOutbox } from '../webhooks/outbox'
 import { evaluateRules, type AutoRule, type Evaluation } from './rules'
 
@@ -78,8 +79,6 @@ export class ApprovalService {
       setCallback: db.prepare('UPDATE approvals SET callback_url = ?2 WHERE id = ?1'),
       forgetTask: db.prepare('DELETE FROM approvals WHERE task_id = ?1'),
     }
-    jobs.register('approval.expire', (p: { id: string }) => this.expire(p.id))
-    jobs.register('approval.expiring', (p: { id: string }) => this.expiring(p.id))
   }
 
   /**

@@ -53,7 +53,7 @@ export class ComplianceService {
 
   constructor(
     db: Database, private clock: Clock, private signer: { account: PrivateKeyAccount }, private ipfs: Pick<IpfsNode, 'addBytes'>,
-    private jobs: Pick<JobRunner, 'register' | 'enqueue'>, private operators: { byId(id: string): OperatorRow | undefined; list(): OperatorRow[] }, private log: Logger,
+    private jobs: Pick<JobRunner, 'enqueue'>, private operators: { byId(id: string): OperatorRow | undefined; list(): OperatorRow[] }, private log: Logger,
   ) {
     this.q = {
       counts: db.prepare(`SELECT status, count(*) AS n, sum(CASE WHEN verification_status = 'VERIFIED' THEN 1 ELSE 0 END) AS verified
@@ -66,7 +66,6 @@ export class ComplianceService {
       hasAuto: db.prepare('SELECT 1 FROM compliance_certificates WHERE auto_key = ?1'),
       list: db.prepare('SELECT certificate FROM compliance_certificates WHERE operator_id = ?1 ORDER BY issued_at DESC, rowid DESC'),
     }
-    jobs.register('compliance.monthly', async () => { await this.issueMonthly() })
   }
 
   /** 403 TIER_REQUIRED for FREE operators. */

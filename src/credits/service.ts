@@ -13,9 +13,7 @@ export function nextMonthStart(ms: number): number { const d = new Date(ms); ret
 const monthTag = (ms: number) => new Date(ms).toISOString().slice(0, 7)
 
 export class CreditService {
-  constructor(private s: Services) {
-    s.jobs.register('credits.refill', () => { this.refillDue() })
-  }
+  constructor(private s: Services) {}
 
   /** Schedules the next refill; a refill missed while the server was down runs at once. */
   schedule(): void {

@@ -4,7 +4,7 @@
 // last 4, never the key or its hash), the profile without password hash or tokens, guardrails
 // without the webhook secret, and no provider keys.
 import type { Database } from 'bun:sqlite'
-import type { TaskRow } from '../pipeline/types'
+import type { TaskRow } from '../tasks/types'
 
 const PAGE = 100
 

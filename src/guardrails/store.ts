@@ -78,7 +78,6 @@ export class GuardrailStore {
       // Kept by a trigger on the ledger (migration 0010): one row, not a sum over the operator's ledger.
       spentOnDay: db.prepare('SELECT coalesce((SELECT credits FROM credit_spend_daily WHERE operator_id = ?1 AND day = ?2), 0) AS n'),
     }
-    jobs.register('guardrails.activate', (p: { operatorId: string }) => this.activate(p.operatorId))
   }
 
   /**

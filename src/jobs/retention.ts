@@ -22,7 +22,6 @@ export interface RetentionDeps {
 
 export class Retention {
   constructor(private jobs: JobRunner, private clock: Clock, private log: Logger, private days: number, private deps: RetentionDeps) {
-    jobs.register('retention.prune', () => this.run())
   }
 
   /** Schedules the first run a minute after start (a run missed while the server was down is due at once). */

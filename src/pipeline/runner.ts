@@ -6,7 +6,7 @@
 // committed and nothing is applied twice.
 import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
-import { TaskStore, type StoredEvent } from '../tasks/store'
+import type { StoredEvent, TaskStore } from '../tasks/store'
 import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
 import type { AgentIdentity } from '../agents/service'
 import { ChainMoved } from '../agents/chain-tips'
@@ -69,7 +69,6 @@ const ENDS_WAIT = new Set(['completed', 'failed', 'held', 'queued'])
 export class PipelineRunner {
   readonly events = new EventEmitter()
   private q
-  readonly store: TaskStore
   private group: GroupCommitter
   /**
    * Timelines of the tasks submitted in this process, from their stage 1 event until the event
@@ -87,10 +86,9 @@ export class PipelineRunner {
    */
   private admitted = new Map<string, { task: TaskRow; agent: AgentIdentity; started: StartedCall | null }>()
 
-  constructor(private s: Services) {
+  constructor(private s: Services, readonly store: TaskStore) {
     this.events.setMaxListeners(0)
     const db = s.db.$client
-    this.store = new TaskStore(db)
     this.group = s.group
     this.q = {
       finishedCompute: db.prepare("SELECT t.id AS taskId, j.id AS jobId FROM tasks t JOIN compute_jobs j ON j.id = t.compute_job_id WHERE t.status = 'QUEUED' AND j.status IN ('completed', 'failed')"),
@@ -98,7 +96,6 @@ export class PipelineRunner {
       processing: db.prepare("SELECT id FROM tasks WHERE status = 'PROCESSING'"),
       failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
     }
-    s.jobs.register('task.run', (p: { taskId: string }, job) => this.run(p.taskId, job))
     s.jobs.addStartupHook(() => this.resumeUnfinished())
   }
 

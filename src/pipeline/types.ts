@@ -1,17 +1,9 @@
-import type { tasks } from '../db/schema'
 import type { AgentIdentity } from '../agents/service'
 import type { Services } from '../services'
 import type { StartedCall } from '../compute/service'
+import type { TaskPatch, TaskRow } from '../tasks/types'
 
-/**
- * A task as stored, plus what the pipeline hands on in memory only with the row it just committed
- * (never written: src/tasks/store.ts NOT_WRITTEN): the signed attestation, stored in `attestations`.
- * The timeline column is not part of it: written with the events (TaskStore), read on its own.
- */
-export type TaskRow = Omit<typeof tasks.$inferSelect, 'timeline'> & { attestation?: Record<string, unknown> }
-export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>>
-/** A task as submitted, before its insert (columns not given take their defaults). */
-export type NewTask = TaskPatch & { id: string; operatorId: string; createdAt: number }
+export type { NewTask, TaskPatch, TaskRow } from '../tasks/types'
 
 /** `started`: stage 3's provider call, when admit() started it (the first run of a task admitted here). */
 /** `agent`: its identity (AgentIdentity); what tasks move (state root, metrics) is read where it is written. */

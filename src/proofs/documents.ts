@@ -7,7 +7,7 @@
 import type { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import type { IpfsNode } from '../ipfs/node'
-import type { TaskRow } from '../pipeline/types'
+import type { TaskRow } from '../tasks/types'
 
 export type ProofKind = 'receipt' | 'task'
 export interface ProofDocument { kind: ProofKind; bytes: Uint8Array; doc: Record<string, unknown>; task: TaskRow }

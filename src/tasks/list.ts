@@ -9,7 +9,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { badRequest } from '../http/errors'
 import { TASK_SELECT, fromRow } from './store'
-import type { TaskRow } from '../pipeline/types'
+import type { TaskRow } from './types'
 
 export interface ListFilter { status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }
 

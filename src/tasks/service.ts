@@ -9,7 +9,7 @@ import { badRequest, conflict, notFound } from '../http/errors'
 import { assertActsFor, type Principal } from '../http/auth'
 import { newSortableId, sha256Hex } from '../lib/ids'
 import { TERMINAL, type TimelineEvent } from '../pipeline/runner'
-import type { TaskRow } from '../pipeline/types'
+import type { TaskRow } from './types'
 import type { AgentIdentity } from '../agents/service'
 import type { Services } from '../services'
 import { eventStream, type StreamGuard } from '../http/sse'
@@ -100,7 +100,7 @@ export class TaskService {
    * job), with their approval requests, in one transaction. Returns how many it deleted.
    */
   pruneRefused(before: number, limit: number): number {
-    const store = this.s.pipeline.store
+    const store = this.s.taskStore
     return this.s.db.$client.transaction(() => {
       const ids = store.refusedBefore(before, limit)
       for (const id of ids) {
@@ -194,7 +194,7 @@ export class TaskService {
    * task that finished before migration 0013, its rows in task_events (ids from that table).
    */
   private storedTimeline(taskId: string): TimelineEvent[] {
-    const stored = this.s.pipeline.store.timeline(taskId)
+    const stored = this.s.taskStore.timeline(taskId)
     if (stored) return stored.map((e, i) => ({ id: i + 1, stage: e.stage, name: e.name, status: e.status, detail: e.detail ?? null, at: e.at }))
     return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as (Omit<TimelineEvent, 'detail'> & { detail: string | null })[])
       .map((e) => ({ ...e, detail: e.detail ? JSON.parse(e.detail) as Record<string, unknown> : null }))

@@ -4,7 +4,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { getTableColumns } from 'drizzle-orm'
 import { tasks } from '../db/schema'
-import type { NewTask, TaskPatch, TaskRow } from '../pipeline/types'
+import type { NewTask, TaskPatch, TaskRow } from './types'
 
 /** The columns of a task row in memory: all but the timeline (written with the events, read on its own). */
 const COLUMNS = Object.entries(getTableColumns(tasks)).filter(([key]) => key !== 'timeline').map(([key, col]) => ({ key, name: col.name, json: col.columnType.includes('Json') }))

@@ -10,7 +10,7 @@ import type { Clock } from '../clock'
 import { conflict, forbidden } from '../http/errors'
 import type { IpfsNode } from '../ipfs/node'
 import { newSortableId } from '../lib/ids'
-import type { TaskRow } from '../pipeline/types'
+import type { TaskRow } from '../tasks/types'
 import type { TaskStore } from '../tasks/store'
 
 /** EIP-712 types of the acceptance document (domain `{ name: "TaskGate", version: "1", chainId }`). */

@@ -66,11 +66,10 @@ export class WebhookOutbox {
       record: db.prepare('UPDATE webhook_deliveries SET status = ?2, attempts = ?3, last_status = ?4, last_error = ?5, next_attempt_at = ?6, updated_at = ?7 WHERE id = ?1'),
       prune: db.prepare("DELETE FROM webhook_deliveries WHERE created_at < ?1 AND status != 'pending'"),
     }
-    jobs.register('webhook.deliver', (p: { id: string }) => { this.launch(p.id) })
   }
 
   /** Starts an attempt without waiting for it (the job is done once it started). */
-  private launch(id: string): void {
+  launch(id: string): void {
     if (this.inflight.has(id)) return
     this.inflight.add(id)
     void this.deliver(id)
