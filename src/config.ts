@@ -1,6 +1,7 @@
 // Configuration: flags > environment (TASKGATE_*) > taskgate.toml in the data dir > defaults.
-// Every setting is declared once in SETTINGS; the loader, the README table and `taskgate config`
-// all read that list.
+// Every setting is declared once in SETTINGS, which the loader and `taskgate config` read; a new
+// setting also needs its Config field and its line in loadConfig. The README's table lists the
+// common ones by hand.
 import { Resolver } from 'node:dns'
 import { existsSync, readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
