@@ -46,9 +46,8 @@ export function agentRoutes(s: Services) {
       handler: ({ auth, params }) => {
         const a = s.agents.owned(auth.operator.id, params.agentId)
         const trust = s.agents.trust(a)
-        const keyActive = a.keyId ? s.db.$client.query('SELECT 1 FROM api_keys WHERE id = ?1 AND revoked_at IS NULL').get(a.keyId) != null : false
-        const history = (s.db.$client.query("SELECT id, task_type, verification_status, verification_score, completed_at FROM tasks WHERE agent_id = ?1 AND status = 'COMPLETED' ORDER BY created_at DESC LIMIT 20").all(a.id) as any[])
-          .map((r) => ({ taskId: r.id, taskType: r.task_type, verificationStatus: r.verification_status, verificationScore: r.verification_score, completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null }))
+        const keyActive = a.keyId ? s.keys.isActive(a.keyId) : false
+        const history = s.taskStore.verificationHistory(a.id, 20)
         return {
           ...agentView(a), stateRoot: a.stateRoot,
           policyStatus: { allowedTaskTypes: a.capabilities, keyActive, status: a.status, trustLevel: trust.trustLevel },

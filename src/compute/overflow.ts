@@ -39,6 +39,7 @@ export class OverflowQueue {
 
   constructor(private db: Database, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook) {
     this.q = {
+      queuedCount: db.prepare("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued'"),
       insert: db.prepare("INSERT INTO compute_jobs (id, operator_id, task_id, agent_id, model, request, status, credits_charged, idempotency_key, request_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10)"),
       event: db.prepare('INSERT INTO compute_job_events (job_id, event, data, at) VALUES (?1, ?2, ?3, ?4) RETURNING id'),
       get: db.prepare('SELECT id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, model, request, status, result, error_code AS errorCode, error_message AS errorMessage, credits_charged AS creditsCharged, created_at AS createdAt FROM compute_jobs WHERE id = ?1'),
@@ -59,6 +60,9 @@ export class OverflowQueue {
   }
 
   /** Re-queues jobs a stopped process left running and starts pumping; a full disk defers both until space is back. */
+  /** Jobs waiting for a key (the `taskgate_compute_queue_depth` gauge). */
+  queuedCount(): number { return (this.q.queuedCount.get() as { n: number }).n }
+
   start(storage: StorageMonitor | null = null): void {
     this.storage = storage
     this.offRecovered = storage?.onRecovered(() => this.resume())

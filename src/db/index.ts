@@ -70,6 +70,11 @@ export function migrate(db: Db | Database): number {
   }
 }
 
+/** Whether the database answers a trivial query (`/readyz`); never throws. */
+export function databaseAnswers(sqlite: Database): boolean {
+  try { sqlite.query('SELECT 1').get(); return true } catch { return false }
+}
+
 /** The storage monitor's probe on this database: a tiny committed write (throws while the disk is full). */
 export function storageProbe(sqlite: Database): void {
   sqlite.query("INSERT INTO meta (key, value) VALUES ('storage.probe', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(new Date().toISOString())

@@ -94,6 +94,12 @@ export class JobRunner {
   /** Jobs running now. */
   get running(): number { return this.inflight.size }
 
+  /** Jobs waiting to run and jobs that failed for good (the `taskgate_jobs_*` gauges). */
+  counts(): { pending: number; failed: number } {
+    const n = (status: string) => (this.sqlite.query('SELECT count(*) AS n FROM jobs WHERE status = ?1').get(status) as { n: number }).n
+    return { pending: n('pending'), failed: n('failed') }
+  }
+
   /**
    * Adds a job; with a dedupeKey, a second pending job of the same key is not created (returns null).
    * A job due now is claimed in the caller's transaction when the runner has room (one commit for

@@ -76,6 +76,11 @@ export class KeyService {
     return `${KEY_SERVICE_PREFIX}${this.phase === 'live' ? 'live' : 'test'}_${randomToken(24)}`
   }
 
+  /** Whether this key exists and is not revoked. */
+  isActive(keyId: string): boolean {
+    return this.db.$client.query('SELECT 1 FROM api_keys WHERE id = ?1 AND revoked_at IS NULL').get(keyId) != null
+  }
+
   hasActiveKey(operatorId: string): boolean {
     return this.db.$client.query('SELECT 1 FROM api_keys WHERE operator_id = ?1 AND revoked_at IS NULL AND is_test_key = 0 LIMIT 1').get(operatorId) != null
   }

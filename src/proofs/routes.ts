@@ -54,8 +54,8 @@ const Proof = t.Union([
 export function proofRoutes(s: Services) {
   /** The task a verification proof belongs to, and its record as the public may see it. */
   const verificationOf = (proof: string) => {
-    const row = s.db.$client.query('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1').get(proof.toLowerCase()) as { id: string } | null
-    const task = row ? s.pipeline.task(row.id) : null
+    const id = s.taskStore.idByVerificationProof(proof.toLowerCase())
+    const task = id ? s.pipeline.task(id) : null
     if (!task || !task.verification) return null
     const complete = s.guardrails.current(task.operatorId).publishOutputs
     return { task, complete, record: (complete ? task.verification : publicVerificationRecord(task.verification)) as Record<string, unknown> }
@@ -78,13 +78,13 @@ export function proofRoutes(s: Services) {
       errors: { 404: ['NOT_FOUND'] },
       responses: { 200: { description: 'attestation, with its signature checked', schema: Attestation } },
       handler: async ({ params }) => {
-        const row = s.db.$client.query('SELECT attestation, task_id FROM attestations WHERE uid = ?1').get(params.uid.toLowerCase()) as { attestation: string; task_id: string } | null
+        const row = s.taskStore.attestation(params.uid.toLowerCase())
         if (!row) throw notFound('attestation')
-        const a = JSON.parse(row.attestation)
+        const a = row.attestation
         const sig = a.sig
         const signature = `${sig.signature.r}${sig.signature.s.slice(2)}${sig.signature.v.toString(16)}` as `0x${string}`
         const valid = await verifyTypedData({ address: a.signer, domain: { ...sig.domain, chainId: Number(sig.domain.chainId) }, types: sig.types, primaryType: 'Attest', message: sig.message, signature }).catch(() => false)
-        return { ...a, taskId: row.task_id, verification: { signatureValid: valid, signerKnown: a.signer.toLowerCase() === s.signer.address.toLowerCase() } }
+        return { ...a, taskId: row.taskId, verification: { signatureValid: valid, signerKnown: a.signer.toLowerCase() === s.signer.address.toLowerCase() } }
       },
     }),
     defineRoute({

@@ -6,6 +6,7 @@ import { TIER_LIMITS } from '../config'
 import { ProblemError, unauthorized } from '../http/errors'
 import { defineRoute } from '../http/route'
 import type { Services } from '../services'
+import { databaseAnswers } from '../db'
 import { docsRoutes } from './docs/routes'
 
 export const VERSION: string = pkg.version
@@ -58,18 +59,16 @@ export function publicConfig(s: Services): Record<string, unknown> {
 
 /** Gauges read from the database at scrape time: tasks by status, queues, jobs. */
 function serviceGauges(s: Services): string[] {
-  const db = s.db.$client
   const lines = ['# HELP taskgate_tasks Tasks by status.', '# TYPE taskgate_tasks gauge']
-  // From the counters the task triggers keep (migration 0006), not a scan of the tasks table.
-  for (const r of db.query('SELECT status, sum(n) AS n FROM task_counts WHERE kind = 0 GROUP BY status HAVING sum(n) > 0').all() as { status: string; n: number }[]) lines.push(`taskgate_tasks{status="${r.status}"} ${r.n}`)
-  const q = (sql: string) => (db.query(sql).get() as { n: number }).n
+  for (const r of s.taskStore.countsByStatus()) lines.push(`taskgate_tasks{status="${r.status}"} ${r.n}`)
+  const jobs = s.jobs.counts()
   lines.push(
     '# HELP taskgate_compute_queue_depth Compute overflow jobs waiting for a key.', '# TYPE taskgate_compute_queue_depth gauge',
-    `taskgate_compute_queue_depth ${q("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued'")}`,
+    `taskgate_compute_queue_depth ${s.overflow.queuedCount()}`,
     '# HELP taskgate_jobs_pending Durable jobs waiting to run.', '# TYPE taskgate_jobs_pending gauge',
-    `taskgate_jobs_pending ${q("SELECT count(*) AS n FROM jobs WHERE status = 'pending'")}`,
+    `taskgate_jobs_pending ${jobs.pending}`,
     '# HELP taskgate_jobs_failed Durable jobs that failed permanently (kept 7 days).', '# TYPE taskgate_jobs_failed gauge',
-    `taskgate_jobs_failed ${q("SELECT count(*) AS n FROM jobs WHERE status = 'failed'")}`,
+    `taskgate_jobs_failed ${jobs.failed}`,
     '# HELP taskgate_signing_worker 1 when EIP-712 signatures are made on the signing worker thread, 0 when on the main thread.', '# TYPE taskgate_signing_worker gauge',
     `taskgate_signing_worker ${s.signer.onWorker ? 1 : 0}`,
     '# HELP taskgate_signing_library The secp256k1 implementation the signing worker signs with: libsecp256k1-native (the prebuilt addon), or noble where no addon loads; absent before the worker is ready.', '# TYPE taskgate_signing_library gauge',
@@ -96,7 +95,7 @@ export function systemRoutes(s: Services, openapi: () => Uint8Array<ArrayBuffer>
       responses: { 200: { description: 'ready', schema: Readiness }, 503: { description: 'not ready (never internal error text)', schema: Readiness } },
       handler: ({ set }) => {
         const checks: Record<string, string> = {}
-        try { s.db.$client.query('SELECT 1').get(); checks.db = 'ok' } catch { checks.db = 'unavailable' } // never the error text
+        checks.db = databaseAnswers(s.db.$client) ? 'ok' : 'unavailable' // never the error text
         checks.storage = s.storage.full ? 'full' : 'ok'
         checks.jobs = s.jobs.healthy() ? 'ok' : 'not running'
         checks.ipfs = s.ipfs.healthy() ? 'ok' : 'unavailable'

@@ -160,11 +160,11 @@ export class TaskService {
    * instead of reading them.
    */
   detail(t: TaskRow, owner: boolean, timeline: TimelineEvent[] | null = null) {
-    const att = t.attestation || !t.attestationUid ? null : this.s.db.$client.query('SELECT attestation FROM attestations WHERE uid = ?1').get(t.attestationUid) as { attestation: string } | null
+    const att = t.attestation || !t.attestationUid ? null : this.s.taskStore.attestation(t.attestationUid)
     const events = owner ? (timeline ?? this.storedTimeline(t.id)) : null
     const base = {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode,
-      creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? (att ? JSON.parse(att.attestation) : null),
+      creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? att?.attestation ?? null,
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
       computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.s.approvals.idForTask(t.id),
     }

@@ -37,6 +37,10 @@ export class TaskStore {
   private refusedStmt: Statement
   private deleteStmt: Statement
   private deleteEventsStmt: Statement
+  private byProofStmt: Statement
+  private historyStmt: Statement
+  private attestationStmt: Statement
+  private countsStmt: Statement
 
   constructor(private db: Database) {
     this.byId = db.prepare(`${TASK_SELECT} WHERE id = ?1`)
@@ -47,6 +51,33 @@ export class TaskStore {
     this.refusedStmt = db.prepare("SELECT id FROM tasks INDEXED BY tasks_refused_idx WHERE status = 'FAILED' AND stage <= 1 AND completed_at < ?1 ORDER BY completed_at LIMIT ?2")
     this.deleteStmt = db.prepare('DELETE FROM tasks WHERE id = ?1')
     this.deleteEventsStmt = db.prepare('DELETE FROM task_events WHERE task_id = ?1')
+    this.byProofStmt = db.prepare('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1')
+    this.historyStmt = db.prepare("SELECT id, task_type, verification_status, verification_score, completed_at FROM tasks WHERE agent_id = ?1 AND status = 'COMPLETED' ORDER BY created_at DESC LIMIT ?2")
+    this.attestationStmt = db.prepare('SELECT attestation, task_id FROM attestations WHERE uid = ?1')
+    // From the counters the task triggers keep (migration 0006), not a scan of the tasks table.
+    this.countsStmt = db.prepare('SELECT status, sum(n) AS n FROM task_counts WHERE kind = 0 GROUP BY status HAVING sum(n) > 0')
+  }
+
+  /** The id of the task whose verification proof this is (lower-case hex), or null. */
+  idByVerificationProof(proof: string): string | null {
+    return (this.byProofStmt.get(proof) as { id: string } | null)?.id ?? null
+  }
+
+  /** An agent's latest completed tasks, newest first, with their verification. */
+  verificationHistory(agentId: string, limit: number) {
+    return (this.historyStmt.all(agentId, limit) as { id: string; task_type: string; verification_status: string | null; verification_score: number | null; completed_at: number | null }[])
+      .map((r) => ({ taskId: r.id, taskType: r.task_type, verificationStatus: r.verification_status, verificationScore: r.verification_score, completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null }))
+  }
+
+  /** A stored EAS attestation by UID (lower-case hex) and its task, or null. */
+  attestation(uid: string): { attestation: Record<string, any>; taskId: string } | null {
+    const row = this.attestationStmt.get(uid) as { attestation: string; task_id: string } | null
+    return row ? { attestation: JSON.parse(row.attestation), taskId: row.task_id } : null
+  }
+
+  /** Tasks by status (the `taskgate_tasks` gauge). */
+  countsByStatus(): { status: string; n: number }[] {
+    return this.countsStmt.all() as { status: string; n: number }[]
   }
 
   exists(id: string): boolean { return this.existsStmt.get(id) !== null }
