@@ -13,8 +13,6 @@ export type ConsolePage = (request: Request, status: number) => Response
 const Loose = (description: string) => t.Object({ id: t.String({ minLength: 1, maxLength: 200, description }) })
 
 export function explorerRoutes(s: Services, consolePage: ConsolePage): RouteDef[] {
-  const db = s.db.$client
-  const exists = (sql: string, v: string) => db.query(sql).get(v) !== null
   const page = (path: string, what: string, found: (id: string) => boolean) => defineRoute({
     method: 'GET', path, auth: 'none', tags: ['Proofs'], hidden: true, params: Loose(what),
     summary: `Explorer page of ${what} (the console; verified in the browser)`, responses: { 200: { description: 'HTML' }, 404: { description: 'HTML: the console showing "not found"' } },
@@ -22,8 +20,8 @@ export function explorerRoutes(s: Services, consolePage: ConsolePage): RouteDef[
   })
   return [
     page('/explorer/receipt/:id', 'a receipt or other document by CID', (id) => { const cid = parseCid(id); return cid !== null && s.ipfs.has(cid) }),
-    page('/explorer/attestation/:id', 'an attestation by UID', (id) => exists('SELECT 1 FROM attestations WHERE uid = ?1', id.toLowerCase())),
-    page('/explorer/verification/:id', 'a verification proof', (id) => exists('SELECT 1 FROM tasks WHERE verification_proof = ?1 LIMIT 1', id.toLowerCase())),
+    page('/explorer/attestation/:id', 'an attestation by UID', (id) => s.taskStore.attestation(id.toLowerCase()) !== null),
+    page('/explorer/verification/:id', 'a verification proof', (id) => s.taskStore.idByVerificationProof(id.toLowerCase()) !== null),
     page('/explorer/agent/:id', 'an agent passport', (id) => s.agents.byId(id) !== null),
   ]
 }
