@@ -142,124 +142,130 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const { keys, ledger, operators } = buildAccounts(db, clock, config)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
+  const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
   const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs, secrets.dataKey)
   const ipfs = await IpfsNode.open(config.dataDir, log)
   const signerSince = (db.$client.query("SELECT value FROM meta WHERE key = 'signer.since'").get() as { value: string } | null)?.value
     ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()
+  // Built first: every service whose constructor needs nothing but these. What needs the pipeline,
+  // the tasks or the approvals reaches them through `s` inside a closure, which runs only once the
+  // server runs (buildServices has returned by then).
+  const group = new GroupCommitter(db.$client)
+  const jobs = new JobRunner(db.$client, clock, log, 64, group)
+  const pioneer = new PioneerService(db.$client, clock)
+  const agents = new AgentService(db.$client, clock, keys, compute.modelExists)
+  const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase])
+  signer.mainIsIdle = () => jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
+  const taskStore = new TaskStore(db.$client)
+  const usdc = new MockUsdc(db.$client, clock)
+  const outbound = new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers })
+  const wallet = new WalletService(db.$client, clock, pioneer, config)
+  const leaderboard = new Leaderboard(agents, clock)
+  const tos = new TosService(db.$client, clock, signer, ipfs, taskStore, config.tosRequired)
+  const compliance = new ComplianceService(db.$client, clock, signer, ipfs, jobs, operators, log)
+  const overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
+    if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
+    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
+  })
+  const guardrails = new GuardrailStore(db.$client, clock, jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
+  // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.
+  const killSwitch = new KillSwitch(db.$client, clock, (operatorId, reason) => {
+    const message = `stopped by the kill-switch: ${reason}`
+    const stopped = overflow.cancelQueued(operatorId, KILL_SWITCH_CODE, message)
+    for (const j of stopped) if (!j.taskId) ledger.refund(operatorId, `compute:${j.id}`, 'compute_refund')
+    approvals.endForOperator(operatorId, reason) // their requests end too (EXPIRED, the reason as note)
+    const tasks = s.pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
+    return { tasks, jobs: stopped.filter((j) => !j.taskId).length }
+  })
+  const webhookSecrets = new WebhookSecrets(db.$client, clock, secrets.dataKey, (id) => (guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
+  const outbox = new WebhookOutbox(db.$client, clock, jobs, log, { signer, secretFor: (id) => webhookSecrets.secretFor(id), outbound })
+  const explorer = {
+    tx: (hash: string) => (config.explorerTxUrl || `${baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
+    attestation: (uid: string) => (config.explorerAttestationUrl || `${baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
+  }
+  const approvals = new ApprovalService(db.$client, clock, jobs, outbox, {
+    settings: (id) => guardrails.current(id),
+    trustLevelOf: (agentId) => { const a = agents.byId(agentId); return a ? agents.trust(a).trustLevel : 'QUARANTINE' },
+    pipeline: {
+      resumeApproved: (taskId) => s.pipeline.resumeApproved(taskId),
+      failHeld: (taskId, code, message) => s.pipeline.failHeld(taskId, code, message),
+      waitFor: (taskId, ms) => s.pipeline.waitFor(taskId, ms),
+      task: (taskId) => s.pipeline.task(taskId),
+    },
+    receiptOf: (t) => ({
+      taskId: t.id, status: t.status, agentId: t.agentId, latencyMs: t.latencyMs, creditCharged: t.creditsCharged, ipfsCid: t.ipfsCid,
+      attestationUid: t.attestationUid, verificationBasescanUrl: t.verificationProof ? explorer.tx(t.verificationProof) : null, receiptCid: t.receiptCid, failureCode: t.failureCode,
+    }),
+    resolveUrl: (id) => `${baseUrl()}/#/approvals/${id}`,
+  }, config.maxPendingApprovals)
+  const retention = new Retention(jobs, clock, log, config.retentionDays, {
+    pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
+    pruneDeliveries: (before) => outbox.prune(before),
+  })
+  const proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
+  const exporter = new ExportService(db.$client, clock, {
+    profile: (id) => operators.profile(operators.byId(id)!),
+    keys: (id) => keys.list(id).map(keyRecord),
+    agents: (id) => agents.list(id).map(agentView),
+    task: (t) => s.tasks.detail(t, true),
+    selectTasks: (where, args, orderLimit) => taskStore.select(where, args, orderLimit),
+    guardrails: (id) => {
+      const st = guardrails.state(id)
+      const iso = (ms: number) => new Date(ms).toISOString()
+      return { current: configView(st.current), pending: st.pending ? { config: configView(st.pending.config), activatesAt: iso(st.pending.activatesAt) } : null, killSwitch: killSwitchOf(operators.byId(id)?.flags) }
+    },
+    approvals: (id) => approvals.listAll(id),
+    tos: (id) => ({ status: tos.status(id), acceptances: tos.acceptances(id) }),
+    certificates: (id) => compliance.list(id),
+    wallet: (id) => ({ walletAddress: operators.byId(id)?.walletAddress ?? null }),
+    pioneerEvents: (id) => pioneer.events(id, 1_000_000),
+  })
+  operators.pointsOf = (id) => pioneer.total(id)
+  const setup = new SetupService()
+
+  // The services that still take the whole object (docs/architecture.md, "Known debts") are set
+  // right after it, in dependency order: the payment gate, the faucet, the pipeline, tasks, credits.
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
     auth: new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs }),
-    group: new GroupCommitter(db.$client),
-    jobs: null as unknown as JobRunner,
+    group, jobs,
     metrics: new HttpMetrics(),
     storage,
     checkpointer: new Checkpointer([{ path: join(config.dataDir, 'taskgate.db'), conn: db.$client }, { path: join(config.dataDir, 'ipfs.db'), conn: ipfs.connection }],
       config.checkpointMs, (reason) => log.warn({ reason }, 'checkpoints run inside commits (no worker)')),
-    setup: new SetupService(),
+    setup,
     github: config.github.enabled ? new GithubClient(config.github) : null,
-    baseUrl: () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`,
+    baseUrl,
     printSetupUrl: () => {
-      const token = s.setup.current()
+      const token = setup.current()
       if (!token) return
       // Shown on the console on purpose (like PocketBase): whoever runs the server sets it up.
       // Straight to fd 2: process.stderr is a Node stream built at its first use (~1–3 ms of start-up).
-      writeSync(2, `\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${s.baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
+      writeSync(2, `\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
     },
     setBoundPort: (p) => { port = p },
-    ledger, compute, ipfs,
-    guardrails: null as unknown as GuardrailStore,
-    killSwitch: null as unknown as KillSwitch,
+    ledger, compute, ipfs, guardrails, killSwitch,
     uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
-    pioneer: new PioneerService(db.$client, clock),
-    agents: new AgentService(db.$client, clock, keys, compute.modelExists),
+    pioneer, agents,
     chainTips: new ChainTips(),
-    leaderboard: null as unknown as Leaderboard,
-    overflow: null as unknown as OverflowQueue,
-    signer: new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase]),
+    leaderboard, overflow, signer,
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline: null as unknown as PipelineRunner,
-    taskStore: new TaskStore(db.$client),
+    taskStore,
     tasks: null as unknown as TaskService,
     stats: new DailyStats(db.$client, clock),
-    wallet: null as unknown as WalletService,
-    usdc: new MockUsdc(db.$client, clock),
+    wallet, usdc,
     x402: null as unknown as X402Gate,
     faucet: null as unknown as Faucet,
-    tos: null as unknown as TosService,
-    proofs: null as unknown as ProofDocuments,
-    compliance: null as unknown as ComplianceService,
-    exporter: null as unknown as ExportService,
-    approvals: null as unknown as ApprovalService,
-    outbox: null as unknown as WebhookOutbox,
-    outbound: new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers }),
-    webhookSecrets: null as unknown as WebhookSecrets,
-    retention: null as unknown as Retention,
+    tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention,
     credits: null as unknown as CreditService,
-    explorer: {
-      tx: (hash) => (config.explorerTxUrl || `${s.baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
-      attestation: (uid) => (config.explorerAttestationUrl || `${s.baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
-    },
+    explorer,
   }
-  operators.pointsOf = (id) => s.pioneer.total(id)
-  s.wallet = new WalletService(db.$client, clock, s.pioneer, config)
   s.x402 = new X402Gate(s)
-  s.faucet = new Faucet(db.$client, clock, config, s.usdc, s.x402, s.wallet, secrets.devWalletKey)
-  s.jobs = new JobRunner(db.$client, clock, log, 64, s.group)
-  s.signer.mainIsIdle = () => s.jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
-  s.pipeline = new PipelineRunner(s, s.taskStore)
+  s.faucet = new Faucet(db.$client, clock, config, usdc, s.x402, wallet, secrets.devWalletKey)
+  s.pipeline = new PipelineRunner(s, taskStore)
   s.tasks = new TaskService(s)
-  s.leaderboard = new Leaderboard(s.agents, clock)
   s.credits = new CreditService(s)
-  s.overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
-    if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
-    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
-  })
-  s.guardrails = new GuardrailStore(db.$client, clock, s.jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
-  // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.
-  s.killSwitch = new KillSwitch(db.$client, clock, (operatorId, reason) => {
-    const message = `stopped by the kill-switch: ${reason}`
-    const jobs = s.overflow.cancelQueued(operatorId, KILL_SWITCH_CODE, message)
-    for (const j of jobs) if (!j.taskId) ledger.refund(operatorId, `compute:${j.id}`, 'compute_refund')
-    s.approvals.endForOperator(operatorId, reason) // their requests end too (EXPIRED, the reason as note)
-    const tasks = s.pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
-    return { tasks, jobs: jobs.filter((j) => !j.taskId).length }
-  })
-  s.webhookSecrets = new WebhookSecrets(db.$client, clock, secrets.dataKey, (id) => (s.guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
-  s.outbox = new WebhookOutbox(db.$client, clock, s.jobs, log, { signer: s.signer, secretFor: (id) => s.webhookSecrets.secretFor(id), outbound: s.outbound })
-  s.approvals = new ApprovalService(db.$client, clock, s.jobs, s.outbox, {
-    settings: (id) => s.guardrails.current(id),
-    trustLevelOf: (agentId) => { const a = s.agents.byId(agentId); return a ? s.agents.trust(a).trustLevel : 'QUARANTINE' },
-    pipeline: s.pipeline,
-    receiptOf: (t) => ({
-      taskId: t.id, status: t.status, agentId: t.agentId, latencyMs: t.latencyMs, creditCharged: t.creditsCharged, ipfsCid: t.ipfsCid,
-      attestationUid: t.attestationUid, verificationBasescanUrl: t.verificationProof ? s.explorer.tx(t.verificationProof) : null, receiptCid: t.receiptCid, failureCode: t.failureCode,
-    }),
-    resolveUrl: (id) => `${s.baseUrl()}/#/approvals/${id}`,
-  }, config.maxPendingApprovals)
-  s.retention = new Retention(s.jobs, clock, log, config.retentionDays, {
-    pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
-    pruneDeliveries: (before) => s.outbox.prune(before),
-  })
-  s.tos = new TosService(db.$client, clock, s.signer, ipfs, s.taskStore, config.tosRequired)
-  s.proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => s.tos.acceptanceTaskId(operatorId, version))
-  s.compliance = new ComplianceService(db.$client, clock, s.signer, ipfs, s.jobs, operators, log)
-  s.exporter = new ExportService(db.$client, clock, {
-    profile: (id) => operators.profile(operators.byId(id)!),
-    keys: (id) => keys.list(id).map(keyRecord),
-    agents: (id) => s.agents.list(id).map(agentView),
-    task: (t) => s.tasks.detail(t, true),
-    selectTasks: (where, args, orderLimit) => s.taskStore.select(where, args, orderLimit),
-    guardrails: (id) => {
-      const st = s.guardrails.state(id)
-      const iso = (ms: number) => new Date(ms).toISOString()
-      return { current: configView(st.current), pending: st.pending ? { config: configView(st.pending.config), activatesAt: iso(st.pending.activatesAt) } : null, killSwitch: killSwitchOf(operators.byId(id)?.flags) }
-    },
-    approvals: (id) => s.approvals.listAll(id),
-    tos: (id) => ({ status: s.tos.status(id), acceptances: s.tos.acceptances(id) }),
-    certificates: (id) => s.compliance.list(id),
-    wallet: (id) => ({ walletAddress: operators.byId(id)?.walletAddress ?? null }),
-    pioneerEvents: (id) => s.pioneer.events(id, 1_000_000),
-  })
   registerJobs(s)
   return s
 }
