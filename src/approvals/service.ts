@@ -69,7 +69,7 @@ export class ApprovalService {
       position: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2'),
       count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
       // The same for an agent-bound key: its own agent's requests only (approvals_agent_idx).
-      agentList: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
+      agentList: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?4 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
       agentListBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
       agentPosition: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2 AND agent_id = ?3'),
       agentCount: db.prepare("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'"),
@@ -146,7 +146,7 @@ export class ApprovalService {
     const { operatorId, agentId } = scope
     let rows: ApprovalRow[]
     if (before === undefined) {
-      rows = (agentId === null ? this.q.list.all(operatorId, decision, limit + 1) : this.q.agentList.all(operatorId, decision, limit + 1, null, null, agentId)) as ApprovalRow[]
+      rows = (agentId === null ? this.q.list.all(operatorId, decision, limit + 1) : this.q.agentList.all(operatorId, decision, limit + 1, agentId)) as ApprovalRow[]
     } else {
       const at = (agentId === null ? this.q.position.get(before, operatorId) : this.q.agentPosition.get(before, operatorId, agentId)) as { createdAt: number; id: string } | null
       if (!at) throw badRequest('INVALID_CURSOR', `before: ${before} is not one of your approval requests`)

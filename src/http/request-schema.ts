@@ -69,7 +69,7 @@ export function requestSchema(schema: TSchema, where: Where): TSchema {
  * Format names standing for "the string rules of this schema, in a safe order" in the copies Elysia
  * compiles. TypeBox checks `pattern` in its own code and, when it lists a refused value's errors,
  * runs the pattern even on a value already too long; a length limit must come first (docs/security.md,
- * "Every handler is linear"). So every string's minLength, maxLength, pattern and format move into one
+ * "Limits before patterns"). So every string's minLength, maxLength, pattern and format move into one
  * format function that checks, in this order: the length in code units against twice the maximum (a
  * character is one or two code units, so this refuses a 1 MiB value in O(1)), the length in
  * characters, the pattern, then the format. `uri` is checked by the WHATWG URL parser, never by a
