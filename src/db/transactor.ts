@@ -1,0 +1,21 @@
+// Transactions, the one way services group repository calls (docs/architecture.md, "Data layer").
+// Repositories run their statements on the connection; a service that needs several of them to
+// commit together wraps the calls in `write` (or `read`, for one consistent snapshot). On SQLite a
+// write transaction is BEGIN IMMEDIATE: it takes the write lock first, so a deferred transaction
+// that read and then writes never fails at once with SQLITE_BUSY when a CLI command on the live
+// data dir holds the lock. Nested calls become savepoints. Callbacks are synchronous (an async
+// callback would commit at its first await).
+import type { Database } from 'bun:sqlite'
+
+export interface Transactor {
+  /** Runs `fn` in a write transaction (a savepoint when already inside one); commits when it returns, rolls back when it throws. */
+  write<T>(fn: () => T): T
+  /** Runs `fn` in a read transaction: every statement sees one snapshot. */
+  read<T>(fn: () => T): T
+}
+
+export class SqliteTransactor implements Transactor {
+  constructor(private sqlite: Database) {}
+  write<T>(fn: () => T): T { return this.sqlite.transaction(fn).immediate() }
+  read<T>(fn: () => T): T { return this.sqlite.transaction(fn)() }
+}
