@@ -1,5 +1,6 @@
 // Composition root: builds every service once from the configuration. Route modules receive
 // this object and call into it; nothing else constructs services.
+import { AgentRepository } from './agents/repository'
 import { AgentService } from './agents/service'
 import { ChainTips } from './agents/chain-tips'
 import { CHAIN_IDS, Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from './chain/signer'
@@ -8,22 +9,27 @@ import { Leaderboard } from './public/leaderboard'
 import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
 import { Ledger } from './credits/ledger'
+import { CreditsRepository } from './credits/repository'
 import { CreditService } from './credits/service'
 import { GuardrailStore } from './guardrails/store'
 import { KILL_SWITCH_CODE, KillSwitch } from './guardrails/kill-switch'
 import { IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
+import { PioneerRepository } from './pioneer/repository'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
 import { TaskStore } from './tasks/store'
+import { WalletRepository } from './wallet/repository'
 import { WalletService } from './wallet/service'
 import { Faucet } from './money/faucet'
+import { MoneyRepository } from './money/repository'
 import { MockUsdc } from './money/usdc'
 import { X402Gate } from './money/x402'
 import type { Config } from './config'
 import type { Db } from './db'
 import { openMigrated } from './db/template'
+import { SqliteTransactor } from './db/transactor'
 import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
@@ -40,8 +46,10 @@ import type { OperatorService } from './operators/service'
 import { SetupService } from './operators/setup'
 import { TokenService } from './operators/tokens'
 import { loadSecrets, type Secrets } from './secrets'
+import { TosRepository } from './tos/repository'
 import { TosService } from './tos/service'
 import { ProofDocuments } from './proofs/documents'
+import { ComplianceRepository } from './compliance/repository'
 import { ComplianceService } from './compliance/service'
 import { ExportService } from './export/service'
 import { agentView } from './agents/service'
@@ -139,7 +147,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     try { db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
   }
   const clock = new Clock(db.$client)
-  const { keys, ledger, operators } = buildAccounts(db, clock, config)
+  const tx = new SqliteTransactor(db.$client)
+  const { keys, ledger, operators } = buildAccounts(db, clock, config, tx)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
@@ -152,17 +161,22 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   // server runs (buildServices has returned by then).
   const group = new GroupCommitter(db.$client)
   const jobs = new JobRunner(db.$client, clock, log, 64, group)
-  const pioneer = new PioneerService(db.$client, clock)
-  const agents = new AgentService(db.$client, clock, keys, compute.modelExists)
+  const pioneer = new PioneerService(new PioneerRepository(db), clock)
+  const agents = new AgentService(new AgentRepository(db), tx, clock, keys, compute.modelExists)
   const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase])
   signer.mainIsIdle = () => jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
   const taskStore = new TaskStore(db.$client)
-  const usdc = new MockUsdc(db.$client, clock)
+  const money = new MoneyRepository(db)
+  const usdc = new MockUsdc(money, clock)
   const outbound = new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers })
-  const wallet = new WalletService(db.$client, clock, pioneer, config)
+  const wallet = new WalletService(new WalletRepository(db), tx, clock, pioneer, config)
   const leaderboard = new Leaderboard(agents, clock)
-  const tos = new TosService(db.$client, clock, signer, ipfs, taskStore, config.tosRequired)
-  const compliance = new ComplianceService(db.$client, clock, signer, ipfs, jobs, operators, log)
+  const tos = new TosService(new TosRepository(db), tx, clock, signer, ipfs, taskStore, config.tosRequired)
+  const compliance = new ComplianceService(new ComplianceRepository(db), clock, signer, ipfs, jobs, operators, log)
+  const credits = new CreditService(new CreditsRepository(db), tx, clock, ledger, jobs, operators, agents, config.monthlyCredits, log)
+  // Forged payment signatures count in the request limiter, per client address.
+  const x402 = new X402Gate(money, tx, clock, config.x402, signer, ledger, usdc, { hit: (key, limit) => s.auth.limiter.hit(key, limit) })
+  const faucet = new Faucet(money, tx, clock, config, usdc, x402, wallet, secrets.devWalletKey)
   const overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
     if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
@@ -203,12 +217,13 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pruneDeliveries: (before) => outbox.prune(before),
   })
   const proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
-  const exporter = new ExportService(db.$client, clock, {
+  const exporter = new ExportService(clock, {
     profile: (id) => operators.profile(operators.byId(id)!),
     keys: (id) => keys.list(id).map(keyRecord),
     agents: (id) => agents.list(id).map(agentView),
     task: (t) => s.tasks.detail(t, true),
-    selectTasks: (where, args, orderLimit) => taskStore.select(where, args, orderLimit),
+    tasksAfter: (operatorId, after, limit) => taskStore.select('operator_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))', [operatorId, after.createdAt, after.id], `ORDER BY created_at, id LIMIT ${limit}`),
+    ledgerAfter: (operatorId, after, limit) => ledger.entriesAfter(operatorId, after, limit),
     guardrails: (id) => {
       const st = guardrails.state(id)
       const iso = (ms: number) => new Date(ms).toISOString()
@@ -224,7 +239,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const setup = new SetupService()
 
   // The services that still take the whole object (docs/architecture.md, "Known debts") are set
-  // right after it, in dependency order: the payment gate, the faucet, the pipeline, tasks, credits.
+  // right after it, in dependency order: the pipeline, tasks.
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
     auth: new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs }),
@@ -254,18 +269,12 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     taskStore,
     tasks: null as unknown as TaskService,
     stats: new DailyStats(db.$client, clock),
-    wallet, usdc,
-    x402: null as unknown as X402Gate,
-    faucet: null as unknown as Faucet,
-    tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention,
-    credits: null as unknown as CreditService,
+    wallet, usdc, x402, faucet,
+    tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,
     explorer,
   }
-  s.x402 = new X402Gate(s)
-  s.faucet = new Faucet(db.$client, clock, config, usdc, s.x402, wallet, secrets.devWalletKey)
   s.pipeline = new PipelineRunner(s, taskStore)
   s.tasks = new TaskService(s)
-  s.credits = new CreditService(s)
   registerJobs(s)
   return s
 }

@@ -7,7 +7,6 @@
 //   ipfsCid   = the canonical JSON of the certificate without ipfsCid, on this node's IPFS.
 // The monthly certificate is issued by the durable scheduler at 00:00 UTC on the 1st (the service
 // clock, so the test clock drives it), once per operator and month.
-import type { Database } from 'bun:sqlite'
 import { keccak256, toBytes, type Hex, type PrivateKeyAccount } from 'viem'
 import type { Clock } from '../clock'
 import type { Tier } from '../config'
@@ -18,10 +17,10 @@ import type { JobRunner } from '../jobs/runner'
 import { newId } from '../lib/ids'
 import type { Logger } from '../log'
 import { effectiveTier, type OperatorRow } from '../operators/service'
+import type { ComplianceRepository } from './repository'
 
 const YEAR = 365 * 86_400_000
 const STATUSES = ['PENDING_APPROVAL', 'QUEUED', 'PROCESSING', 'COMPLETED', 'FAILED'] as const
-const SPENDING = "('task_debit', 'compute_debit', 'task_refund', 'compute_refund')"
 
 /** JSON with object keys sorted recursively and no whitespace. */
 export function canonicalJson(v: unknown): string {
@@ -49,24 +48,10 @@ export interface Certificate {
 }
 
 export class ComplianceService {
-  private q
-
   constructor(
-    db: Database, private clock: Clock, private signer: { account: PrivateKeyAccount }, private ipfs: Pick<IpfsNode, 'addBytes'>,
+    private repo: ComplianceRepository, private clock: Clock, private signer: { account: PrivateKeyAccount }, private ipfs: Pick<IpfsNode, 'addBytes'>,
     private jobs: Pick<JobRunner, 'enqueue'>, private operators: { byId(id: string): OperatorRow | undefined; list(): OperatorRow[] }, private log: Logger,
-  ) {
-    this.q = {
-      counts: db.prepare(`SELECT status, count(*) AS n, sum(CASE WHEN verification_status = 'VERIFIED' THEN 1 ELSE 0 END) AS verified
-        FROM tasks WHERE operator_id = ?1 AND task_type != 'system' AND created_at >= ?2 AND created_at < ?3 GROUP BY status`),
-      spent: db.prepare(`SELECT coalesce(-sum(delta), 0) AS n FROM ledger_entries WHERE operator_id = ?1 AND reason IN ${SPENDING} AND created_at >= ?2 AND created_at < ?3`),
-      agents: db.prepare('SELECT id FROM agents WHERE operator_id = ?1 ORDER BY id'),
-      agentTasks: db.prepare("SELECT count(*) AS n FROM tasks WHERE agent_id = ?1 AND task_type != 'system' AND created_at >= ?2 AND created_at < ?3"),
-      agentRoot: db.prepare('SELECT state_root AS r FROM tasks WHERE agent_id = ?1 AND state_root IS NOT NULL AND coalesce(completed_at, updated_at) < ?2 ORDER BY coalesce(completed_at, updated_at) DESC, id DESC LIMIT 1'),
-      insert: db.prepare('INSERT INTO compliance_certificates (id, operator_id, issued_at, auto_key, certificate) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING'),
-      hasAuto: db.prepare('SELECT 1 FROM compliance_certificates WHERE auto_key = ?1'),
-      list: db.prepare('SELECT certificate FROM compliance_certificates WHERE operator_id = ?1 ORDER BY issued_at DESC, rowid DESC'),
-    }
-  }
+  ) {}
 
   /** 403 TIER_REQUIRED for FREE operators. */
   assertTier(op: OperatorRow): Tier {
@@ -76,7 +61,7 @@ export class ComplianceService {
   }
 
   list(operatorId: string): Certificate[] {
-    return (this.q.list.all(operatorId) as { certificate: string }[]).map((r) => JSON.parse(r.certificate))
+    return this.repo.list(operatorId) as Certificate[] // stored as issued
   }
 
   /** A certificate for the current calendar month so far. */
@@ -89,20 +74,20 @@ export class ComplianceService {
   summary(operatorId: string, from: number, to: number): ComplianceSummary {
     const taskCounts = Object.fromEntries(STATUSES.map((st) => [st, 0])) as ComplianceSummary['taskCounts']
     let verifiedTasks = 0
-    for (const r of this.q.counts.all(operatorId, from, to) as { status: (typeof STATUSES)[number]; n: number; verified: number | null }[]) {
-      taskCounts[r.status] = r.n
+    for (const r of this.repo.taskCounts(operatorId, from, to)) {
+      taskCounts[r.status as (typeof STATUSES)[number]] = r.n
       verifiedTasks += r.verified ?? 0
     }
     const totalTasks = Object.values(taskCounts).reduce((a, b) => a + b, 0)
-    const agents = (this.q.agents.all(operatorId) as { id: string }[]).map(({ id }) => ({
+    const agents = this.repo.agentIds(operatorId).map((id) => ({
       agentId: id,
-      tasks: (this.q.agentTasks.get(id, from, to) as { n: number }).n,
-      stateRoot: (this.q.agentRoot.get(id, to) as { r: string } | null)?.r ?? null,
+      tasks: this.repo.agentTasks(id, from, to),
+      stateRoot: this.repo.agentRoot(id, to),
     }))
     return {
       totalTasks, taskCounts, verifiedTasks,
       verificationRate: taskCounts.COMPLETED ? Math.round((verifiedTasks / taskCounts.COMPLETED) * 10_000) / 10_000 : 0,
-      creditsSpent: (this.q.spent.get(operatorId, from, to) as { n: number }).n,
+      creditsSpent: this.repo.creditsSpent(operatorId, from, to),
       agents,
     }
   }
@@ -118,7 +103,7 @@ export class ComplianceService {
     const signed = { ...body, certHash, signature, signer: this.signer.account.address }
     const ipfsCid = await this.ipfs.addBytes(new TextEncoder().encode(canonicalJson(signed)))
     const cert: Certificate = { ...signed, ipfsCid }
-    this.q.insert.run(cert.id, operatorId, issuedAt, autoKey, JSON.stringify(cert))
+    this.repo.insert({ id: cert.id, operatorId, issuedAt, autoKey, certificate: cert })
     return cert
   }
 
@@ -138,7 +123,7 @@ export class ComplianceService {
       const tier = effectiveTier(op)
       if (tier === 'FREE' || op.status !== 'ACTIVE' || op.createdAt >= end) continue
       const key = `monthly:${op.id}:${month}`
-      if (this.q.hasAuto.get(key)) continue
+      if (this.repo.hasAuto(key)) continue
       await this.issue(op.id, tier, start, end, key)
       n++
     }

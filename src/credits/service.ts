@@ -1,9 +1,14 @@
 // Credits around the ledger: the monthly refill schedule, billing and balance views, admin grants
 // and the dashboard. Money movements themselves live in ledger.ts.
-import type { Services } from '../services'
-import { effectiveTier } from '../operators/service'
+import type { Clock } from '../clock'
+import type { Tier } from '../config'
+import type { Transactor } from '../db/transactor'
 import { badRequest, forbidden, notFound } from '../http/errors'
-import { totalOf, type Balance } from './ledger'
+import type { JobRunner } from '../jobs/runner'
+import type { Logger } from '../log'
+import { effectiveTier, type OperatorRow } from '../operators/service'
+import { totalOf, type Balance, type Ledger } from './ledger'
+import type { CreditsRepository } from './repository'
 
 const DAY = 86_400_000
 
@@ -13,28 +18,32 @@ export function nextMonthStart(ms: number): number { const d = new Date(ms); ret
 const monthTag = (ms: number) => new Date(ms).toISOString().slice(0, 7)
 
 export class CreditService {
-  constructor(private s: Services) {}
+  constructor(
+    private repo: CreditsRepository, private tx: Transactor, private clock: Clock, private ledger: Ledger,
+    private jobs: Pick<JobRunner, 'enqueue'>, private operators: { byId(id: string): OperatorRow | undefined },
+    private agents: { activeCount(operatorId: string): number }, private monthlyCredits: Record<Tier, number>, private log: Logger,
+  ) {}
 
   /** Schedules the next refill; a refill missed while the server was down runs at once. */
   schedule(): void {
-    const now = this.s.clock.now()
-    const missed = this.s.ledger.dueForRefill(monthStart(now)).length > 0
-    this.s.jobs.enqueue('credits.refill', {}, { runAt: missed ? now : nextMonthStart(now), dedupeKey: 'credits.refill' })
+    const now = this.clock.now()
+    const missed = this.ledger.dueForRefill(monthStart(now)).length > 0
+    this.jobs.enqueue('credits.refill', {}, { runAt: missed ? now : nextMonthStart(now), dedupeKey: 'credits.refill' })
   }
 
   /** Refills every account last reset before this month, then schedules the next run. */
   refillDue(): number {
-    const now = this.s.clock.now()
+    const now = this.clock.now()
     const start = monthStart(now)
     let n = 0
-    for (const operatorId of this.s.ledger.dueForRefill(start)) {
-      const op = this.s.operators.byId(operatorId)
+    for (const operatorId of this.ledger.dueForRefill(start)) {
+      const op = this.operators.byId(operatorId)
       if (!op) continue
-      const allocation = this.s.config.monthlyCredits[effectiveTier(op)]
-      this.s.db.$client.transaction(() => { if (this.s.ledger.refill(operatorId, allocation, `refill:${operatorId}:${monthTag(start)}`)) n++ }).immediate()
+      const allocation = this.monthlyCredits[effectiveTier(op)]
+      this.tx.write(() => { if (this.ledger.refill(operatorId, allocation, `refill:${operatorId}:${monthTag(start)}`)) n++ })
     }
-    if (n) this.s.log.info({ refilled: n, month: monthTag(start) }, 'monthly credit refill')
-    this.s.jobs.enqueue('credits.refill', {}, { runAt: nextMonthStart(now), dedupeKey: 'credits.refill' })
+    if (n) this.log.info({ refilled: n, month: monthTag(start) }, 'monthly credit refill')
+    this.jobs.enqueue('credits.refill', {}, { runAt: nextMonthStart(now), dedupeKey: 'credits.refill' })
     return n
   }
 
@@ -42,12 +51,12 @@ export class CreditService {
     return {
       id: `bal_${b.operatorId}`, operatorId: b.operatorId, balance: totalOf(b), monthlyAllocation: b.monthlyAllocation,
       lastResetAt: new Date(b.lastResetAt).toISOString(), allocationBalance: b.allocationBalance, purchasedBalance: b.purchasedBalance,
-      nextResetAt: new Date(nextMonthStart(this.s.clock.now())).toISOString(),
+      nextResetAt: new Date(nextMonthStart(this.clock.now())).toISOString(),
     }
   }
 
   balanceOf(operatorId: string) {
-    const b = this.s.ledger.balance(operatorId)
+    const b = this.ledger.balance(operatorId)
     if (!b) throw notFound('credit account')
     return this.balanceView(b)
   }
@@ -59,7 +68,7 @@ export class CreditService {
   }
 
   billing(operatorId: string, page: number, limit: number) {
-    const { total, rows } = this.s.ledger.entries(operatorId, page, limit)
+    const { total, rows } = this.ledger.entries(operatorId, page, limit)
     return {
       balance: this.balanceOf(operatorId),
       transactions: rows.map((r) => ({ id: r.id, operatorId, delta: r.delta, balanceAfter: r.balanceAfter, bucket: r.bucket, reason: r.reason, taskId: r.taskId, createdAt: new Date(r.createdAt).toISOString() })),
@@ -69,27 +78,22 @@ export class CreditService {
 
   grant(operatorId: string, amount: number, reason: string, idempotencyKey: string | null) {
     if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
-    if (!this.s.operators.byId(operatorId)) throw notFound('operator')
+    if (!this.operators.byId(operatorId)) throw notFound('operator')
     const ref = idempotencyKey ? `grant:${operatorId}:${idempotencyKey}` : `grant:${operatorId}:${crypto.randomUUID()}`
-    const applied = this.s.db.$client.transaction(() => this.s.ledger.credit(operatorId, amount, `admin_grant: ${reason}`, ref)).immediate()
+    const applied = this.tx.write(() => this.ledger.credit(operatorId, amount, `admin_grant: ${reason}`, ref))
     return { applied, balance: this.balanceOf(operatorId) }
   }
 
   /** The dashboard's figures (docs/money.md, "Credits"): rates in percent, trends = change vs the previous month. */
   dashboard(operatorId: string) {
-    const now = this.s.clock.now()
+    const now = this.clock.now()
     const start = monthStart(now)
     const prevStart = monthStart(start - 1)
-    const q = this.s.db.$client.query(`SELECT count(*) AS n,
-        avg(CASE WHEN status = 'COMPLETED' THEN latency_ms END) AS lat,
-        sum(CASE WHEN verification_status = 'VERIFIED' THEN 1 ELSE 0 END) AS verified,
-        sum(CASE WHEN status = 'COMPLETED' THEN 1 ELSE 0 END) AS completed
-      FROM tasks WHERE operator_id = ?1 AND task_type != 'system' AND created_at >= ?2 AND created_at < ?3`)
-    const cur = q.get(operatorId, start, now + 1) as { n: number; lat: number | null; verified: number | null; completed: number | null }
-    const prev = q.get(operatorId, prevStart, start) as typeof cur
+    const cur = this.repo.taskFigures(operatorId, start, now + 1)
+    const prev = this.repo.taskFigures(operatorId, prevStart, start)
     const rate = (r: typeof cur) => (r.completed ? ((r.verified ?? 0) / r.completed) * 100 : 0)
-    const b = this.s.ledger.balance(operatorId)
-    const agents = (this.s.db.$client.query("SELECT count(*) AS n FROM agents WHERE operator_id = ?1 AND status = 'ACTIVE'").get(operatorId) as { n: number }).n
+    const b = this.ledger.balance(operatorId)
+    const agents = this.agents.activeCount(operatorId)
     const round = (x: number) => Math.round(x * 100) / 100
     return {
       creditsRemaining: b ? totalOf(b) : 0,

@@ -3,7 +3,6 @@
 // never sits in memory as one string. It holds no secret: keys appear as records (prefix …
 // last 4, never the key or its hash), the profile without password hash or tokens, guardrails
 // without the webhook secret, and no provider keys.
-import type { Database } from 'bun:sqlite'
 import type { TaskRow } from '../tasks/types'
 
 const PAGE = 100
@@ -15,7 +14,10 @@ export interface ExportSources {
   agents(operatorId: string): unknown[]
   /** One task as its owner reads it (prompt, output, receipt, timeline). */
   task(t: TaskRow): unknown
-  selectTasks(where: string, args: (string | number)[], orderLimit: string): TaskRow[]
+  /** The operator's tasks after `after` in (createdAt, id) order, up to `limit`. */
+  tasksAfter(operatorId: string, after: { createdAt: number; id: string }, limit: number): TaskRow[]
+  /** The operator's ledger entries after id `after`, oldest first, up to `limit`. */
+  ledgerAfter(operatorId: string, after: number, limit: number): { id: number; createdAt: number }[]
   guardrails(operatorId: string): unknown
   /** Every approval request, whatever its decision, newest first. */
   approvals(operatorId: string): unknown[]
@@ -26,12 +28,7 @@ export interface ExportSources {
 }
 
 export class ExportService {
-  private ledgerPage
-
-  constructor(db: Database, private clock: { now(): number }, private src: ExportSources) {
-    this.ledgerPage = db.prepare(`SELECT id, delta, balance_after AS balanceAfter, bucket, reason, task_id AS taskId, created_at AS createdAt
-      FROM ledger_entries WHERE operator_id = ?1 AND id > ?2 ORDER BY id LIMIT ${PAGE}`)
-  }
+  constructor(private clock: { now(): number }, private src: ExportSources) {}
 
   /** The document's text, piece by piece. */
   *chunks(operatorId: string): Generator<string> {
@@ -42,7 +39,7 @@ export class ExportService {
     yield ',"tasks":['
     let first = true
     for (let after = { createdAt: -1, id: '' }; ;) {
-      const rows = s.selectTasks('operator_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))', [operatorId, after.createdAt, after.id], `ORDER BY created_at, id LIMIT ${PAGE}`)
+      const rows = s.tasksAfter(operatorId, after, PAGE)
       if (rows.length === 0) break
       yield (first ? '' : ',') + rows.map((t) => j(s.task(t))).join(',')
       first = false
@@ -53,7 +50,7 @@ export class ExportService {
     yield '],"ledger":['
     first = true
     for (let after = 0; ;) {
-      const rows = this.ledgerPage.all(operatorId, after) as { id: number; createdAt: number }[]
+      const rows = s.ledgerAfter(operatorId, after, PAGE)
       if (rows.length === 0) break
       yield (first ? '' : ',') + rows.map((r) => j({ ...r, createdAt: new Date(r.createdAt).toISOString() })).join(',')
       first = false

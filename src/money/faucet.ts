@@ -8,14 +8,15 @@
 //  - at most `perAddressPerDay` claims per client address per rolling 24 h.
 // Faucet credits are not paid requests: they are recorded with scheme `faucet`, outside the
 // wallet's hourly x402 limit.
-import type { Database } from 'bun:sqlite'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
+import type { Transactor } from '../db/transactor'
 import type { Principal } from '../http/auth'
 import { ProblemError, tooManyRequests } from '../http/errors'
 import type { ProblemCode } from '../http/problem-codes'
 import type { WalletService } from '../wallet/service'
+import type { MoneyRepository } from './repository'
 import { FAUCET_GATE_MEMO, normalizeAddress, units, usdcString, type MockUsdc } from './usdc'
 import { CHAIN_ID, type X402Gate } from './x402'
 
@@ -26,21 +27,14 @@ const limited = (code: ProblemCode, detail: string, until: number, now: number, 
   tooManyRequests(code, detail, (until - now) / 1000, extra)
 
 export class Faucet {
-  private q
   private devWalletAddress: `0x${string}` | null | undefined
 
   constructor(
-    private db: Database, private clock: Clock,
+    private repo: MoneyRepository, private tx: Transactor, private clock: Clock,
     private config: Pick<Config, 'phase' | 'faucet'>,
-    private usdc: MockUsdc, private x402: X402Gate, private wallets: Pick<WalletService, 'operatorOf'>,
-    private devWalletKey: `0x${string}` | null,
-  ) {
-    this.q = {
-      cooldownStart: db.prepare('SELECT max(created_at) AS at FROM faucet_claims WHERE wallet = ?1 AND starts_cooldown = 1'),
-      byAddress: db.prepare('SELECT count(*) AS n, min(created_at) AS oldest FROM faucet_claims WHERE client_address = ?1 AND created_at > ?2'),
-      claim: db.prepare('INSERT INTO faucet_claims (wallet, operator_id, amount, client_address, starts_cooldown, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)'),
-    }
-  }
+    private usdc: Pick<MockUsdc, 'mint' | 'balanceOf'>, private x402: Pick<X402Gate, 'payTo' | 'faucetCreditAvailableAt' | 'creditsFor' | 'record'>,
+    private wallets: Pick<WalletService, 'operatorOf'>, private devWalletKey: `0x${string}` | null,
+  ) {}
 
   /** The dev wallet's address, derived at first use (like the signer's: start-up does not wait for the curve's tables). */
   get devWallet(): `0x${string}` | null {
@@ -60,18 +54,18 @@ export class Faucet {
     const cooldownMs = f.cooldownHours * HOUR
     const owner = this.wallets.operatorOf(wallet) // credits go to the bound wallet's operator, never to the caller as such
     const startsCooldown = amount >= units(f.defaultUsdc) || (caller !== null && caller.operator.id === owner)
-    return this.db.transaction(() => {
-      const used = this.q.byAddress.get(clientAddress, now - DAY) as { n: number; oldest: number | null }
+    return this.tx.write(() => {
+      const used = this.repo.claimsByClient(clientAddress, now - DAY)
       if (used.n >= f.perAddressPerDay) {
         throw limited('FAUCET_ADDRESS_LIMIT', `this client address made ${f.perAddressPerDay} faucet calls in the last 24 hours`, (used.oldest ?? now) + DAY, now, { limit: f.perAddressPerDay })
       }
-      const last = (this.q.cooldownStart.get(wallet.toLowerCase()) as { at: number | null }).at
+      const last = this.repo.cooldownStart(wallet.toLowerCase())
       if (last !== null && now - last < cooldownMs) {
         const until = last + cooldownMs
         throw limited('FAUCET_COOLDOWN', `this wallet used the faucet recently; try again after ${new Date(until).toISOString()}`, until, now,
           { message: 'faucet cooldown', cooldownUntil: new Date(until).toISOString() })
       }
-      this.q.claim.run(wallet.toLowerCase(), owner, amount, clientAddress, startsCooldown ? 1 : 0, now)
+      this.repo.addClaim({ wallet: wallet.toLowerCase(), operatorId: owner, amount, clientAddress, startsCooldown, createdAt: now })
       const devWalletTxHash = this.usdc.mint(wallet, amount, 'faucet')
       const paymentAddressTxHash = this.usdc.mint(this.x402.payTo, amount, `${FAUCET_GATE_MEMO} for ${wallet}`, wallet)
       const creditsAllowed = owner !== null && this.x402.faucetCreditAvailableAt(owner) <= now
@@ -90,6 +84,6 @@ export class Faucet {
             : `No operator has bound ${wallet}: no credits were added. Bind it, then send "X-402-Payment: ${header}" once to turn the gate transfer into credits (once per operator per 24 h), or pay per request with X-PAYMENT.`,
         x402PaymentHeader: credited ? null : header,
       }
-    }).immediate()
+    })
   }
 }

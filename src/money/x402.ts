@@ -7,13 +7,17 @@
 // tx hash. Defence: a per-wallet hourly limit of paid requests and a block list for wallets that
 // keep sending invalid or replayed payments (only signatures valid for the payer count against it).
 import { getAddress, isAddress, isHex, verifyTypedData, type Hex } from 'viem'
+import type { Clock } from '../clock'
+import type { Config } from '../config'
+import type { Ledger } from '../credits/ledger'
+import type { Transactor } from '../db/transactor'
 import type { Principal } from '../http/auth'
 import { ProblemError, tooManyRequests } from '../http/errors'
 import type { ProblemCode } from '../http/problem-codes'
-import { rateLimitHeaders } from '../http/ratelimit'
+import { rateLimitHeaders, type SlidingWindowLimiter } from '../http/ratelimit'
 import { newId } from '../lib/ids'
-import type { Services } from '../services'
-import { FAUCET_GATE_MEMO, USDC_ADDRESS, USDC_EIP712, usdcString } from './usdc'
+import type { MoneyRepository, PaymentScheme } from './repository'
+import { FAUCET_GATE_MEMO, USDC_ADDRESS, USDC_EIP712, usdcString, type MockUsdc } from './usdc'
 
 export const NETWORK = 'base-sepolia'
 export const CHAIN_ID = 84532
@@ -37,31 +41,21 @@ export const PAYMENT_ERRORS = {
 } as const
 
 export class X402Gate {
-  private q
+  /** `limiter`: the request limiter, where forged signatures count per client address. */
+  constructor(
+    private repo: MoneyRepository, private tx: Transactor, private clock: Clock, private config: Config['x402'],
+    private signer: { readonly address: `0x${string}` }, private ledger: Pick<Ledger, 'balance' | 'credit'>,
+    private usdc: Pick<MockUsdc, 'authNonceUsed' | 'transfer' | 'transferByHash'>, private limiter: Pick<SlidingWindowLimiter, 'hit'>,
+  ) {}
 
-  constructor(private s: Services) {
-    const db = s.db.$client
-    this.q = {
-      paid: db.prepare('INSERT INTO x402_payments (id, operator_id, payer, tx_hash, scheme, amount, credits, resource, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)'),
-      txUsed: db.prepare('SELECT 1 FROM x402_payments WHERE tx_hash = ?1'),
-      // Paid requests only: faucet credits are not payments for a request.
-      hourly: db.prepare("SELECT count(*) AS n, min(created_at) AS first FROM x402_payments WHERE payer = ?1 AND created_at > ?2 AND scheme != 'faucet'"),
-      lastFaucetCredit: db.prepare("SELECT max(created_at) AS at FROM x402_payments WHERE operator_id = ?1 AND scheme = 'faucet' AND credits > 0"),
-      strike: db.prepare('INSERT INTO x402_strikes (payer, reason, created_at) VALUES (?1, ?2, ?3)'),
-      strikes: db.prepare('SELECT count(*) AS n FROM x402_strikes WHERE payer = ?1 AND created_at > ?2'),
-      block: db.prepare('INSERT INTO x402_blocks (wallet, reason, blocked_at, blocked_until) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(wallet) DO UPDATE SET reason = excluded.reason, blocked_at = excluded.blocked_at, blocked_until = excluded.blocked_until'),
-      blocked: db.prepare('SELECT reason, blocked_until AS until FROM x402_blocks WHERE wallet = ?1'),
-    }
-  }
-
-  get payTo(): `0x${string}` { return this.s.config.x402.payTo as `0x${string}` || this.s.signer.address }
+  get payTo(): `0x${string}` { return this.config.payTo as `0x${string}` || this.signer.address }
 
   /** x402 v1 payment requirements for a request needing `credits` credits. */
   requirements(resource: string, credits: number) {
     return {
       x402Version: 1,
       accepts: [{
-        scheme: 'exact', network: NETWORK, maxAmountRequired: String(credits * this.s.config.x402.pricePerCredit),
+        scheme: 'exact', network: NETWORK, maxAmountRequired: String(credits * this.config.pricePerCredit),
         resource, description: `${credits} TaskGate credit(s)`, mimeType: 'application/json',
         payTo: this.payTo, maxTimeoutSeconds: 300, asset: USDC_ADDRESS, extra: { ...USDC_EIP712 },
       }],
@@ -82,7 +76,7 @@ export class X402Gate {
     const legacy = request.headers.get('x-402-payment')
     if (xp) return this.settleExact(xp, p, cost, resource, ip)
     if (legacy) return this.settleLegacy(legacy, p, cost, resource)
-    const b = this.s.ledger.balance(p.operator.id)
+    const b = this.ledger.balance(p.operator.id)
     const balance = b ? b.allocationBalance + b.purchasedBalance : 0
     if (balance < cost) throw this.paymentRequired(request, cost, balance)
     return null
@@ -116,29 +110,29 @@ export class X402Gate {
     }).catch(() => false)
     if (!valid) {
       // Forged: it names a payer who did not sign it, so it counts against the sender's address only.
-      const d = this.s.auth.limiter.hit(`x402-forged:${ip()}`, 10)
+      const d = this.limiter.hit(`x402-forged:${ip()}`, 10)
       if (!d.allowed) throw new ProblemError(429, 'TOO_MANY_INVALID_PAYMENTS', 'too many invalid payment signatures from this address', { retryAfterSeconds: d.retryAfter }, rateLimitHeaders(d))
       throw this.refuse('the payment signature is not valid for the payer', resource, cost, 'PAYMENT_SIGNATURE_INVALID')
     }
     this.assertNotBlocked(payer)
-    const now = this.s.clock.now()
+    const now = this.clock.now()
     const nowS = Math.floor(now / 1000)
     const value = Number(auth.value)
-    const required = cost * this.s.config.x402.pricePerCredit
+    const required = cost * this.config.pricePerCredit
     const strike = (reason: string, detail: string, code: ProblemCode): never => { this.addStrike(payer, reason); throw this.refuse(detail, resource, cost, code) }
     if (getAddress(auth.to) !== getAddress(this.payTo)) strike('wrong_recipient', `payments go to ${this.payTo}`, 'PAYMENT_WRONG_RECIPIENT')
     if (!(Number(auth.validAfter) <= nowS && nowS < Number(auth.validBefore))) strike('expired', 'the authorization is not valid at this time', 'PAYMENT_EXPIRED')
     if (!Number.isSafeInteger(value) || value < required) strike('underpaid', `this needs ${usdcString(required)} USDC; the authorization is for ${usdcString(Math.min(value, Number.MAX_SAFE_INTEGER))}`, 'PAYMENT_UNDERPAID')
-    if (this.s.usdc.authNonceUsed(payer, auth.nonce)) strike('replay', 'this authorization was already used', 'PAYMENT_REPLAYED')
+    if (this.usdc.authNonceUsed(payer, auth.nonce)) strike('replay', 'this authorization was already used', 'PAYMENT_REPLAYED')
     this.assertHourly(payer)
     const credits = this.creditsFor(value)
     let txHash: string
     try {
-      txHash = this.s.db.$client.transaction(() => {
-        const tx = this.s.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
+      txHash = this.tx.write(() => {
+        const tx = this.usdc.transfer(payer, this.payTo, value, auth.nonce, `x402 payment by ${p.operator.id}`)
         this.record(p.operator.id, payer, tx, 'exact', value, credits, resource)
         return tx
-      }).immediate()
+      })
     } catch (e) {
       // every 402 carries the payment requirements
       if (e instanceof ProblemError && e.code === 'PAYMENT_INSUFFICIENT_FUNDS') throw this.refuse(e.detail, resource, cost, e.code)
@@ -157,50 +151,50 @@ export class X402Gate {
     const bound = p.operator.walletAddress
     if (!bound || getAddress(bound) !== payer) throw this.refuse('the payer must be the wallet bound to this operator', resource, cost, 'PAYER_NOT_BOUND')
     this.assertNotBlocked(payer)
-    const tx = this.s.usdc.transferByHash(h.txHash)
+    const tx = this.usdc.transferByHash(h.txHash)
     const amount = Number(h.amount)
     if (!tx || tx.to !== this.payTo.toLowerCase() || tx.from !== payer.toLowerCase() || tx.amount !== amount) {
       this.addStrike(payer, 'unknown_transfer')
       throw this.refuse('no matching transfer from the payer to the payment gate', resource, cost, 'PAYMENT_NOT_FOUND')
     }
-    if (this.q.txUsed.get(tx.txHash)) { this.addStrike(payer, 'replay'); throw this.refuse('this transfer was already used', resource, cost, 'PAYMENT_REPLAYED') }
-    if (amount < cost * this.s.config.x402.pricePerCredit) { this.addStrike(payer, 'underpaid'); throw this.refuse('the transfer does not cover this request', resource, cost, 'PAYMENT_UNDERPAID') }
+    if (this.repo.paymentTxUsed(tx.txHash)) { this.addStrike(payer, 'replay'); throw this.refuse('this transfer was already used', resource, cost, 'PAYMENT_REPLAYED') }
+    if (amount < cost * this.config.pricePerCredit) { this.addStrike(payer, 'underpaid'); throw this.refuse('the transfer does not cover this request', resource, cost, 'PAYMENT_UNDERPAID') }
     // A faucet gate transfer is faucet credit, not a payment: once per operator per 24 h, outside the hourly limit.
     const faucet = tx.memo?.startsWith(FAUCET_GATE_MEMO) === true
     if (faucet) {
       const at = this.faucetCreditAvailableAt(p.operator.id)
-      const now = this.s.clock.now()
+      const now = this.clock.now()
       if (at > now) {
         throw tooManyRequests('FAUCET_OPERATOR_LIMIT', `this operator already received faucet credits in the last 24 hours; try again after ${new Date(at).toISOString()}`, (at - now) / 1000)
       }
     } else this.assertHourly(payer)
     const credits = this.creditsFor(amount)
-    this.s.db.$client.transaction(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource)).immediate()
+    this.tx.write(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource))
     return { txHash: tx.txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: tx.txHash, network: NETWORK, payer })).toString('base64') }
   }
 
   /** Credits bought by `amount` USDC base units. */
-  creditsFor(amount: number): number { return Math.floor(amount / this.s.config.x402.pricePerCredit) }
+  creditsFor(amount: number): number { return Math.floor(amount / this.config.pricePerCredit) }
 
   /** When the operator may next receive faucet credits (at most once per rolling 24 h). */
   faucetCreditAvailableAt(operatorId: string): number {
-    const last = (this.q.lastFaucetCredit.get(operatorId) as { at: number | null }).at
+    const last = this.repo.lastFaucetCredit(operatorId)
     return last === null ? 0 : last + DAY
   }
 
   /** Records a payment and converts it to credits (inside the caller's transaction). */
-  record(operatorId: string, payer: string, txHash: string, scheme: 'exact' | 'legacy' | 'faucet', amount: number, credits: number, resource: string): void {
-    this.q.paid.run(newId('pay'), operatorId, payer.toLowerCase(), txHash, scheme, amount, credits, resource, this.s.clock.now())
-    if (credits > 0) this.s.ledger.credit(operatorId, credits, `x402_payment ${txHash}`, `x402:${txHash}`)
+  record(operatorId: string, payer: string, txHash: string, scheme: PaymentScheme, amount: number, credits: number, resource: string): void {
+    this.repo.addPayment({ id: newId('pay'), operatorId, payer: payer.toLowerCase(), txHash, scheme, amount, credits, resource, createdAt: this.clock.now() })
+    if (credits > 0) this.ledger.credit(operatorId, credits, `x402_payment ${txHash}`, `x402:${txHash}`)
   }
 
-  txUsed(txHash: string): boolean { return this.q.txUsed.get(txHash.toLowerCase()) != null }
+  txUsed(txHash: string): boolean { return this.repo.paymentTxUsed(txHash.toLowerCase()) }
 
   private addStrike(payer: string, reason: string): void {
-    const now = this.s.clock.now()
-    this.q.strike.run(payer.toLowerCase(), reason, now)
-    const n = (this.q.strikes.get(payer.toLowerCase(), now - HOUR) as { n: number }).n
-    if (n >= this.s.config.x402.blockAfterStrikes) this.q.block.run(payer.toLowerCase(), 'REPEATED_INVALID_PAYMENTS', now, now + this.s.config.x402.blockHours * HOUR)
+    const now = this.clock.now()
+    this.repo.addStrike(payer.toLowerCase(), reason, now)
+    const n = this.repo.strikesSince(payer.toLowerCase(), now - HOUR)
+    if (n >= this.config.blockAfterStrikes) this.repo.block({ wallet: payer.toLowerCase(), reason: 'REPEATED_INVALID_PAYMENTS', blockedAt: now, blockedUntil: now + this.config.blockHours * HOUR })
   }
 
   private assertNotBlocked(payer: string): void {
@@ -216,16 +210,16 @@ export class X402Gate {
   }
 
   private blockOf(wallet: string): { blocked: boolean; reason: string | null } {
-    const b = this.q.blocked.get(wallet.toLowerCase()) as { reason: string; until: number } | null
-    const active = !!b && b.until > this.s.clock.now()
+    const b = this.repo.blockOf(wallet.toLowerCase())
+    const active = !!b && b.until > this.clock.now()
     return { blocked: active, reason: active ? b!.reason : null }
   }
 
   /** The defence state of a wallet: what the agent passport shows under `x402`. */
   private hourlyOf(wallet: string) {
-    const now = this.s.clock.now()
-    const h = this.q.hourly.get(wallet.toLowerCase(), now - HOUR) as { n: number; first: number | null }
-    const max = this.s.config.x402.maxPaidPerHour
+    const now = this.clock.now()
+    const h = this.repo.paidSince(wallet.toLowerCase(), now - HOUR)
+    const max = this.config.maxPaidPerHour
     const resetMs = h.first ? Math.max(0, h.first + HOUR - now) : 0
     return { rateLimitMax: max, rateLimitRemaining: Math.max(0, max - h.n), rateLimitResetMs: resetMs, rateLimitResetUnix: Math.ceil((now + resetMs) / 1000) }
   }

@@ -3,13 +3,17 @@
 import type { Clock } from '../clock'
 import type { Config } from '../config'
 import { Ledger } from '../credits/ledger'
+import { CreditsRepository } from '../credits/repository'
 import type { Db } from '../db'
+import { SqliteTransactor, type Transactor } from '../db/transactor'
+import { KeyRepository } from '../keys/repository'
 import { KeyService } from '../keys/service'
+import { OperatorRepository } from './repository'
 import { effectiveTier, OperatorService } from './service'
 
-export function buildAccounts(db: Db, clock: Clock, config: Config) {
-  const keys = new KeyService(db, clock, config.phase)
-  const ledger = new Ledger(db.$client, clock)
-  const operators = new OperatorService(db, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
+export function buildAccounts(db: Db, clock: Clock, config: Config, tx: Transactor = new SqliteTransactor(db.$client)) {
+  const keys = new KeyService(new KeyRepository(db), tx, clock, config.phase)
+  const ledger = new Ledger(new CreditsRepository(db), tx, clock)
+  const operators = new OperatorService(new OperatorRepository(db), tx, clock, (id) => keys.hasActiveKey(id), (op) => ledger.open(op.id, config.monthlyCredits[effectiveTier(op)]))
   return { keys, ledger, operators }
 }

@@ -1,17 +1,14 @@
 // Operators: local accounts (argon2id), GitHub-linked accounts, profile, tier and status.
-import { asc, eq, sql } from 'drizzle-orm'
 import { availableParallelism } from 'node:os'
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import type { Tier } from '../config'
-import type { Db } from '../db'
-import { ReadCache } from '../db/read-cache'
-import { operators } from '../db/schema'
+import type { Transactor } from '../db/transactor'
 import { conflict, forbidden, ProblemError } from '../http/errors'
 import { newId } from '../lib/ids'
+import type { OperatorRepository, OperatorRow, OperatorStatus } from './repository'
 
-export type OperatorRow = typeof operators.$inferSelect
-export type OperatorStatus = OperatorRow['status']
+export type { OperatorRow, OperatorStatus } from './repository'
 
 export const LOGIN_PATTERN = '^[a-z0-9][a-z0-9_.@-]{1,63}$'
 const loginRe = new RegExp(LOGIN_PATTERN)
@@ -64,38 +61,18 @@ export interface NewOperator {
   githubId?: string | null
 }
 
-/** Columns of an operator row for raw hot-path queries (aliased `op_*`, see operatorFromRow). */
-export const operatorColumns = (t: string) => `${t}.id AS op_id, ${t}.login AS op_login, ${t}.password_hash AS op_passwordHash, ${t}.github_id AS op_githubId,
-  ${t}.email AS op_email, ${t}.display_name AS op_displayName, ${t}.tier AS op_tier, ${t}.tier_override AS op_tierOverride, ${t}.status AS op_status,
-  ${t}.role AS op_role, ${t}.flags AS op_flags, ${t}.wallet_address AS op_walletAddress, ${t}.first_task_at AS op_firstTaskAt,
-  ${t}.token_version AS op_tokenVersion, ${t}.created_at AS op_createdAt, ${t}.updated_at AS op_updatedAt`
-
-export function operatorFromRow(r: Record<string, unknown>): OperatorRow {
-  return {
-    id: r.op_id, login: r.op_login, passwordHash: r.op_passwordHash, githubId: r.op_githubId, email: r.op_email, displayName: r.op_displayName,
-    tier: r.op_tier, tierOverride: r.op_tierOverride, status: r.op_status, role: r.op_role, flags: JSON.parse(r.op_flags as string),
-    walletAddress: r.op_walletAddress, firstTaskAt: r.op_firstTaskAt, tokenVersion: r.op_tokenVersion, createdAt: r.op_createdAt, updatedAt: r.op_updatedAt,
-  } as OperatorRow
-}
-
 export const effectiveTier = (op: Pick<OperatorRow, 'tier' | 'tierOverride'>): Tier => op.tierOverride ?? op.tier
 
 export class OperatorService {
-  private byIdStmt
-  private cached: ReadCache<OperatorRow | undefined>
   /** Set by the composition root (pioneer points live in their own domain). */
   pointsOf: (operatorId: string) => number = () => 0
 
-  constructor(private db: Db, private clock: Clock, private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {}) {
-    // Raw statement: this runs on every authenticated request (drizzle's mapping costs ~5 µs).
-    this.cached = new ReadCache(db.$client, ['operators'])
-    this.byIdStmt = db.$client.prepare(`SELECT ${operatorColumns('o')} FROM operators o WHERE o.id = ?1`)
-  }
+  constructor(
+    private repo: OperatorRepository, private tx: Transactor, private clock: Clock,
+    private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {},
+  ) {}
 
-  countAdmins(): number {
-    // Plain SQL: asked once at every start, where building drizzle's query cost ~1 ms
-    return (this.db.$client.query("SELECT count(*) AS n FROM operators WHERE role = 'admin'").get() as { n: number }).n
-  }
+  countAdmins(): number { return this.repo.countAdmins() }
 
   normalizeLogin(login: string): string { return login.trim().toLowerCase() }
 
@@ -113,17 +90,15 @@ export class OperatorService {
       tier: input.tier ?? 'FREE', role: input.admin ? 'admin' : 'operator', flags: {},
       createdAt: now, updatedAt: now,
     } as const
-    // The login check and insert are one synchronous transaction, so two signups cannot both win.
-    // IMMEDIATE: it takes the write lock before its first read, waiting (busy timeout) for another
-    // process's writer; a deferred one that read first fails at once with SQLITE_BUSY when another
-    // connection commits in between (the CLI's `operator create` next to a live server).
-    return this.db.transaction((tx) => {
-      if (o.onlyIfFirst && this.countAdmins() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
-      if (tx.select({ id: operators.id }).from(operators).where(eq(operators.login, login)).get()) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
-      const op = tx.insert(operators).values(row).returning().get()
+    // The login check and insert are one write transaction, so two signups cannot both win (also
+    // against the CLI's `operator create` next to a live server).
+    return this.tx.write(() => {
+      if (o.onlyIfFirst && this.repo.countAdmins() > 0) throw conflict('SETUP_COMPLETE', 'setup is already complete; sign in instead')
+      if (this.repo.byLogin(login)) throw conflict('LOGIN_TAKEN', `login "${login}" is already taken`)
+      const op = this.repo.insert(row)
       this.onCreate(op) // e.g. open the credit account, in the same transaction
       return op
-    }, { behavior: 'immediate' })
+    })
   }
 
   /** Creates the first admin; the no-admin-yet check and the insert are one transaction. */
@@ -131,20 +106,11 @@ export class OperatorService {
     return this.create({ ...input, admin: true }, { onlyIfFirst: true })
   }
 
-  byId(id: string): OperatorRow | undefined {
-    return this.cached.get(id, () => {
-      const row = this.byIdStmt.get(id) as Record<string, unknown> | null
-      return row ? operatorFromRow(row) : undefined
-    })
-  }
+  byId(id: string): OperatorRow | undefined { return this.repo.byId(id) }
 
-  byLogin(login: string): OperatorRow | undefined {
-    return this.db.select().from(operators).where(eq(operators.login, this.normalizeLogin(login))).get()
-  }
+  byLogin(login: string): OperatorRow | undefined { return this.repo.byLogin(this.normalizeLogin(login)) }
 
-  byGithubId(githubId: string): OperatorRow | undefined {
-    return this.db.select().from(operators).where(eq(operators.githubId, githubId)).get()
-  }
+  byGithubId(githubId: string): OperatorRow | undefined { return this.repo.byGithubId(githubId) }
 
   /** Finds the operator linked to a GitHub account, creating one when sign-up allows it. */
   async fromGithub(gh: { id: string; login: string; name: string | null; email: string | null }, signupOpen: boolean): Promise<OperatorRow> {
@@ -164,23 +130,23 @@ export class OperatorService {
   }
 
   /** Ends every session of the operator: tokens carry the version they were issued with. */
-  bumpTokenVersion(id: string): void {
-    this.db.update(operators).set({ tokenVersion: sql`${operators.tokenVersion} + 1`, updatedAt: this.clock.now() }).where(eq(operators.id, id)).run()
-  }
+  bumpTokenVersion(id: string): void { this.repo.bumpTokenVersion(id, this.clock.now()) }
 
-  list(): OperatorRow[] {
-    return this.db.select().from(operators).orderBy(asc(operators.createdAt)).all()
-  }
+  list(): OperatorRow[] { return this.repo.list() }
 
   update(id: string, change: { tierOverride?: Tier | null; status?: OperatorStatus; tier?: Tier }): OperatorRow {
-    const op = this.byId(id)
-    if (!op) throw new ProblemError(404, 'NOT_FOUND', 'operator not found')
-    if (change.status && change.status !== op.status) assertStatusTransition(op.status, change.status)
-    const set: Partial<OperatorRow> = { updatedAt: this.clock.now() }
-    if (change.tierOverride !== undefined) set.tierOverride = change.tierOverride
-    if (change.tier !== undefined) set.tier = change.tier
-    if (change.status !== undefined) set.status = change.status
-    return this.db.update(operators).set(set).where(eq(operators.id, id)).returning().get()!
+    // One write transaction: the fields not changed are written back as read.
+    return this.tx.write(() => {
+      const op = this.repo.byId(id)
+      if (!op) throw new ProblemError(404, 'NOT_FOUND', 'operator not found')
+      if (change.status && change.status !== op.status) assertStatusTransition(op.status, change.status)
+      return this.repo.update(id, {
+        tier: change.tier ?? op.tier,
+        tierOverride: change.tierOverride !== undefined ? change.tierOverride : op.tierOverride,
+        status: change.status ?? op.status,
+        updatedAt: this.clock.now(),
+      })!
+    })
   }
 
   /** The operator profile of GET /api/v1/auth/me (docs/foundation.md, "The operator profile"). */

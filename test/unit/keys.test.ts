@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Clock } from '../../src/clock'
 import { migrate, openDb, type Db } from '../../src/db'
+import { SqliteTransactor } from '../../src/db/transactor'
+import { KeyRepository } from '../../src/keys/repository'
 import { KeyService, keyPrefixOf, keyRecord, TEST_KEY_USES } from '../../src/keys/service'
+import { OperatorRepository } from '../../src/operators/repository'
 import { OperatorService } from '../../src/operators/service'
 
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/
@@ -24,8 +27,9 @@ beforeAll(async () => {
   db = openDb(dir)
   migrate(db)
   clock = new Clock(db.$client)
-  keys = new KeyService(db, clock, 'testnet')
-  const ops = new OperatorService(db, clock, (id) => keys.hasActiveKey(id))
+  const tx = new SqliteTransactor(db.$client)
+  keys = new KeyService(new KeyRepository(db), tx, clock, 'testnet')
+  const ops = new OperatorService(new OperatorRepository(db), tx, clock, (id) => keys.hasActiveKey(id))
   opId = (await ops.create({ login: 'u1', password: 'password-1' })).id
 })
 afterAll(() => {
@@ -57,7 +61,7 @@ describe('generate', () => {
   })
 
   test('live keys are tg_live_ followed by base58', () => {
-    const live = new KeyService(db, clock, 'live')
+    const live = new KeyService(new KeyRepository(db), new SqliteTransactor(db.$client), clock, 'live')
     for (let i = 0; i < 20; i++) {
       const k = live.generate()
       expect(k).toMatch(/^tg_live_[1-9A-HJ-NP-Za-km-z]+$/)

@@ -4,11 +4,12 @@ import { afterAll, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Clock } from '../../src/clock'
+import { PioneerRepository } from '../../src/pioneer/repository'
 import { PioneerService } from '../../src/pioneer/service'
 import { migratedDb } from '../helpers/db'
 
-const { sqlite, close } = migratedDb('tg-pioneer')
-const pioneer = new PioneerService(sqlite, new Clock(sqlite))
+const { db, sqlite, close } = migratedDb('tg-pioneer')
+const pioneer = new PioneerService(new PioneerRepository(db), new Clock(sqlite))
 afterAll(close)
 
 const sums = () => Object.fromEntries((sqlite.query('SELECT operator_id AS o, sum(points) AS p FROM pioneer_events GROUP BY operator_id').all() as { o: string; p: number }[]).map((r) => [r.o, r.p]))
