@@ -2,6 +2,7 @@
 // API-key request does, goes through a read cache that any write to the keys or operators table
 // clears, so a revocation is effective on the very next request.
 import { and, asc, count, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { timingSafeEqual } from 'node:crypto'
 import type { Db } from '../db'
 import { ReadCache } from '../db/read-cache'
 import { apiKeys, operators } from '../db/schema'
@@ -47,7 +48,8 @@ export class KeyRepository {
   /** The live key whose hash is `hash`, with its operator; read through the cache (src/db/read-cache.ts). */
   resolve(hash: string): { key: ApiKeyRow; operator: OperatorRow } | null {
     return this.resolved.get(hash, () => {
-      const key = this.q.byHash.get({ hash })
+      const found = this.q.byHash.get({ hash })
+      const key = found && timingSafeEqual(Buffer.from(found.keyHash), Buffer.from(hash)) ? found : undefined // constant-time, once per lookup
       const operator = key && this.q.operator.get({ id: key.operatorId })
       return key && operator ? { key, operator } : null
     })

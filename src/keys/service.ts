@@ -1,7 +1,6 @@
 // API keys (docs/foundation.md, "API keys"): shown once, stored as SHA-256 + first 4 / last 4
 // characters. Lookups are cached until a write to the keys or operators table
 // (src/keys/repository.ts), so a revocation is effective on the very next request.
-import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import { TIER_LIMITS, type Tier } from '../config'
@@ -113,12 +112,10 @@ export class KeyService {
   /** Revokes a key by id, if live (an archived agent's key; inside the caller's transaction). */
   revokeById(keyId: string, at: number): void { this.repo.revokeById(keyId, at) }
 
-  /** Resolves a presented key to its live row and operator, or null. Constant-time comparison of the digest. */
+  /** Resolves a presented key to its live row and operator, or null. */
   resolve(presented: string): { key: ApiKeyRow; operator: OperatorRow } | null {
     if (presented.length < 12 || presented.length > 128 || !presented.startsWith(KEY_SERVICE_PREFIX)) return null
-    const digest = sha256Hex(presented)
-    const found = this.repo.resolve(digest)
-    return found && timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(digest)) ? found : null
+    return this.repo.resolve(sha256Hex(presented))
   }
 
   touch(keyId: string): void { this.pendingLastUsed.set(keyId, this.clock.now()) }
