@@ -6,12 +6,10 @@
 // runs once); `serve` restores the normal policy once it listens (src/main.ts).
 // One import is redirected: viem's keccak256 takes `keccak_256` from src/lib/viem-keccak.ts (the
 // WebAssembly keccak, same digests) instead of @noble/hashes' pure-JavaScript one, which was about
-// three quarters of viem's EIP-712 struct hashing (docs/performance.md). And libsecp256k1's native
-// addons for the build's platform are embedded (src/chain/secp256k1-native.ts).
+// three quarters of viem's EIP-712 struct hashing (docs/performance.md).
 import type { BunPlugin } from 'bun'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { prebuilds } from '../src/chain/secp256k1-prebuilds'
 import { buildTemplate, TEMPLATE_DIR } from '../src/db/template'
 
 const ROOT = resolve(import.meta.dir, '..')
@@ -33,24 +31,6 @@ const viemKeccak: BunPlugin = {
   },
 }
 
-/**
- * src/chain/secp256k1-prebuilds.ts lists the `secp256k1` package's prebuilt addons from
- * node_modules at run time; in the binary it becomes a list of the build platform's addons embedded
- * as files (the `.node` loader is `file` below: Bun's own loading of an embedded addon extracts it
- * to a fixed name in the shared temporary directory and loads whatever it finds there). A platform
- * without prebuilt addons gets an empty list (noble signs).
- */
-const embeddedPrebuilds: BunPlugin = {
-  name: 'embedded-secp256k1-prebuilds',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]src[\\/]chain[\\/]secp256k1-prebuilds\.ts$/ }, () => {
-      const files = prebuilds()
-      const imports = files.map((f, i) => `import f${i} from ${JSON.stringify(f)} with { type: 'file' };`).join('\n')
-      return { contents: `${imports}\nexport function prebuilds() { return [${files.map((_, i) => `f${i}`).join(', ')}]; }\n`, loader: 'js' }
-    })
-  },
-}
-
 // The empty database a new data dir starts from (src/db/template.ts), made by the same migrations.
 mkdirSync(resolve(ROOT, TEMPLATE_DIR), { recursive: true })
 buildTemplate(resolve(ROOT, TEMPLATE_DIR, 'taskgate.db'))
@@ -61,8 +41,7 @@ const result = await Bun.build({
   format: 'esm',
   minify: process.env.TASKGATE_BUILD_MINIFY !== '0',
   bytecode: true,
-  plugins: [viemKeccak, embeddedPrebuilds],
-  loader: { '.node': 'file' },
+  plugins: [viemKeccak],
   compile: {
     outfile: resolve(ROOT, outfile),
     assets: ['dist/ui', 'migrations', TEMPLATE_DIR],

@@ -1,18 +1,15 @@
 // Signs EIP-712 typed data off the main thread (hashing and secp256k1 signing cost ~0.6 ms per
 // signature; two per task). Started by Signer at the first signature; the key arrives in the first
-// message, and the worker answers `ready` once it can sign. It signs with libsecp256k1's native
-// addon (src/chain/secp256k1.ts) once that loaded and gave its known answer; otherwise with noble. The first message carries the key and the domain, types and
-// primary type of each kind of document; a request carries only the kind and the message.
+// message, and the worker answers `ready` once it can sign. The first message carries the key and
+// the domain, types and primary type of each kind of document; a request carries only the kind and
+// the message.
 import { keccakReady } from '../lib/keccak'
-import { loadLibsecp256k1, type HashSigner, type SigningLibrary } from './secp256k1'
-import { nobleSign, signTypedDataCached } from './typed-data'
+import { signTypedDataCached } from './typed-data'
 import type { DocumentKind, DocumentType } from './signer'
 
 Bun.unsafe.setJITPolicy(1) // signing is hot code: the normal JIT policy, whatever the binary started with (scripts/build.ts)
 declare const self: Worker
 let privateKey: `0x${string}` | null = null
-let signHash: HashSigner = nobleSign
-let library: SigningLibrary = 'noble'
 type TypedData = Parameters<typeof signTypedDataCached>[1]
 let documents: Record<DocumentKind, DocumentType> | null = null
 
@@ -22,15 +19,13 @@ self.onmessage = async (e: MessageEvent) => {
     privateKey = m.init
     documents = m.documents!
     await keccakReady() // the WebAssembly keccak that viem hashes with in the binary (src/lib/viem-keccak.ts)
-    // The signer loads before `ready` (~25 ms); until then the main thread signs.
-    const lib = await loadLibsecp256k1()
-    if (lib) ({ sign: signHash, library } = lib)
-    await signTypedDataCached(privateKey, { domain: { name: 'warm-up' }, types: { W: [{ name: 'w', type: 'uint8' }] }, primaryType: 'W', message: { w: 0 } }, signHash)
-    self.postMessage({ ready: true, library })
+    // One signature before `ready` builds noble's tables here; until then the main thread signs.
+    await signTypedDataCached(privateKey, { domain: { name: 'warm-up' }, types: { W: [{ name: 'w', type: 'uint8' }] }, primaryType: 'W', message: { w: 0 } })
+    self.postMessage({ ready: true })
     return
   }
   try {
-    const signature = await signTypedDataCached(privateKey!, { ...documents![m.kind!], message: m.message! } as TypedData, signHash)
+    const signature = await signTypedDataCached(privateKey!, { ...documents![m.kind!], message: m.message! } as TypedData)
     self.postMessage({ id: m.id, signature })
   } catch (err) {
     self.postMessage({ id: m.id, error: (err as Error).message })

@@ -5,9 +5,7 @@ import { encodeAbiParameters, encodePacked, hexToBytes, parseAbiParameters, toHe
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { keccak256 } from '../lib/keccak'
 import { workerUrl } from '../lib/worker-url'
-import { loadNativeSigner } from './secp256k1-native'
-import type { HashSigner } from './secp256k1'
-import { nobleSign, signTypedDataCached } from './typed-data'
+import { signTypedDataCached } from './typed-data'
 
 /** Base Sepolia in the testnet phase, Base in live: the chain receipts and attestations name. */
 export const CHAIN_IDS = { testnet: 84532, live: 8453 } as const
@@ -74,15 +72,11 @@ export class Signer {
   readonly tosDomain: { name: string; version: string; chainId: number }
   /** The signing worker, once it said it is ready (signatures go to it from then on). */
   private worker: Worker | null = null
-  /** What the ready worker signs with (src/chain/secp256k1.ts, SigningLibrary). */
-  private library: string | null = null
   /** The worker between its start and its ready message. */
   private starting: Worker | null = null
   private workerWanted = false
   private pending = new Map<number, { kind: DocumentKind; message: Record<string, unknown>; resolve: (s: Hex) => void; reject: (e: Error) => void }>()
   private seq = 0
-  /** The main thread's secp256k1 (see local()). */
-  private localHash: HashSigner | null = null
   /**
    * Domain, types and primary type of each kind of document the service signs. The worker gets
    * them with its key, and a signature request carries only the kind and the message: copying
@@ -103,12 +97,9 @@ export class Signer {
     }
   }
 
-  /**
-   * Signs here, on the main thread: with libsecp256k1's native addon where it loads (loaded at the
-   * first signature made here, ~2 ms), else with noble.
-   */
+  /** Signs here, on the main thread. */
   private local(kind: DocumentKind, message: Record<string, unknown>): Promise<Hex> {
-    return signTypedDataCached(this.privateKey, this.typedData(kind, message), this.localHash ??= loadNativeSigner() ?? nobleSign)
+    return signTypedDataCached(this.privateKey, this.typedData(kind, message))
   }
 
   /** The typed data of a document of this kind. */
@@ -141,8 +132,8 @@ export class Signer {
       // smol: JavaScriptCore's small-heap configuration; peak RSS under load 201 -> 196 MB, throughput unchanged
       const w = new Worker(workerUrl('chain/sign-worker.ts'), { smol: true })
       w.onmessage = (e: MessageEvent) => {
-        const { id, signature, error, ready, library } = e.data as { id: number; signature?: Hex; error?: string; ready?: true; library?: string }
-        if (ready) { this.worker = w; this.library = library ?? null; return }
+        const { id, signature, error, ready } = e.data as { id: number; signature?: Hex; error?: string; ready?: true }
+        if (ready) { this.worker = w; return }
         const p = this.pending.get(id)
         this.pending.delete(id)
         if (error) p?.reject(new Error(error)); else p?.resolve(signature!)
@@ -150,7 +141,6 @@ export class Signer {
       // A worker that fails hands its pending signatures back to the main thread: a signature never fails for it.
       w.onerror = () => {
         this.worker = null
-        this.library = null
         const pending = [...this.pending.values()]
         this.pending.clear()
         for (const p of pending) this.local(p.kind, p.message).then(p.resolve, p.reject)
@@ -166,14 +156,11 @@ export class Signer {
     ;(this.worker ?? this.starting)?.terminate()
     this.worker = null
     this.starting = null
-    this.library = null
   }
 
   /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
   get onWorker(): boolean { return this.worker !== null }
 
-  /** The secp256k1 implementation the ready worker signs with (the `taskgate_signing_library` gauge); null before. */
-  get workerLibrary(): string | null { return this.library }
 
   /**
    * Whether the main thread has nothing else to do (set by the composition root: at most one task

@@ -5,7 +5,6 @@
 // domain. test/unit/typed-data.test.ts checks byte equality with viem's signTypedData.
 import { concat, getTypesForEIP712Domain, hashDomain, hashStruct, keccak256, validateTypedData, type Hex, type TypedDataDefinition } from 'viem'
 import { sign } from 'viem/accounts'
-import type { HashSigner } from './secp256k1'
 
 const separators = new Map<string, Hex>()
 
@@ -21,10 +20,7 @@ export function hashTypedDataCached(td: TypedDataDefinition): Hex {
   return keccak256(concat(['0x1901', separator, hashStruct({ data: message, primaryType, types } as never)]))
 }
 
-/** viem's sign: noble secp256k1, RFC 6979. */
-export const nobleSign: HashSigner = (hash, privateKey) => sign({ hash, privateKey, to: 'hex' })
-
-/** `signHash`: the secp256k1 signature of the digest (libsecp256k1's where it loads, src/chain/secp256k1.ts). */
-export async function signTypedDataCached(privateKey: Hex, td: TypedDataDefinition, signHash: HashSigner = nobleSign): Promise<Hex> {
-  return signHash(hashTypedDataCached(td), privateKey)
+/** The EIP-712 signature of `td` (viem's sign: noble secp256k1, RFC 6979, low S): r ‖ s ‖ v. */
+export function signTypedDataCached(privateKey: Hex, td: TypedDataDefinition): Promise<Hex> {
+  return sign({ hash: hashTypedDataCached(td), privateKey, to: 'hex' })
 }

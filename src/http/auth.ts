@@ -8,7 +8,6 @@ import { assertActive, type OperatorRow, type OperatorService } from '../operato
 import type { TokenClaims, TokenService } from '../operators/tokens'
 import { forbidden, ProblemError, unauthorized } from './errors'
 import { rateLimitHeaders, setRateLimitHeaders, SlidingWindowLimiter } from './ratelimit'
-import type { AuthKind } from './route'
 import type { StreamGuard } from './sse'
 
 /** What re-validating a principal later needs (the presented key, or the token's version and expiry). */
@@ -30,6 +29,9 @@ export interface AuthOptions {
   /** How often open event streams re-check their credential. */
   streamCheckMs: number
 }
+
+/** Which credentials a route accepts. `optional` = none required, but a valid one is resolved. */
+export type AuthKind = 'none' | 'optional' | 'bearer' | 'apiKey' | 'either'
 
 interface AuthRule { auth: AuthKind; admin?: boolean; allowInactive?: boolean; queryToken?: boolean }
 

@@ -2,11 +2,10 @@
 // Elysia by http/app.ts. The same declarations produce the OpenAPI document, so what a route
 // accepts and what the docs say cannot drift apart.
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { Principal } from './auth'
+import type { AuthKind, Principal } from './auth'
 import type { ProblemCode } from './problem-codes'
 
-/** Which credentials a route accepts. `optional` = none required, but a valid one is resolved. */
-export type AuthKind = 'none' | 'optional' | 'bearer' | 'apiKey' | 'either'
+export type { AuthKind } from './auth'
 
 /** A response header: a description, or a name from http/openapi.ts HEADERS (e.g. 'Location'). */
 export type HeaderDoc = string | { description: string; schema?: Record<string, unknown>; required?: boolean }

@@ -71,8 +71,6 @@ function serviceGauges(s: Services): string[] {
     `taskgate_jobs_failed ${jobs.failed}`,
     '# HELP taskgate_signing_worker 1 when EIP-712 signatures are made on the signing worker thread, 0 when on the main thread.', '# TYPE taskgate_signing_worker gauge',
     `taskgate_signing_worker ${s.signer.onWorker ? 1 : 0}`,
-    '# HELP taskgate_signing_library The secp256k1 implementation the signing worker signs with: libsecp256k1-native (the prebuilt addon), or noble where no addon loads; absent before the worker is ready.', '# TYPE taskgate_signing_library gauge',
-    ...(s.signer.workerLibrary ? [`taskgate_signing_library{library="${s.signer.workerLibrary}"} 1`] : []),
     '# HELP taskgate_checkpoint_worker 1 when the write-ahead logs are checkpointed on the worker thread (it starts with the write load), 0 before or without it.', '# TYPE taskgate_checkpoint_worker gauge',
     `taskgate_checkpoint_worker ${s.checkpointer.running ? 1 : 0}`,
   )

@@ -2,15 +2,9 @@
 // receipt, the EAS attestation, the webhook and the ToS types, across domains, edge values and
 // repeated calls.
 import { expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { encodePacked, hashTypedData, keccak256, toHex, zeroAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { KNOWN_ANSWER } from '../../src/chain/secp256k1'
-import { loadNativeSigner } from '../../src/chain/secp256k1-native'
-import { prebuilds } from '../../src/chain/secp256k1-prebuilds'
-import { hashTypedDataCached, nobleSign, signTypedDataCached } from '../../src/chain/typed-data'
+import { hashTypedDataCached, signTypedDataCached } from '../../src/chain/typed-data'
 import { EAS_TYPES, RECEIPT_TYPES, TASK_SCHEMA_UID, WEBHOOK_FIELDS, WEBHOOK_TYPES } from '../../src/chain/signer'
 import { TOS_ACCEPTANCE_TYPES } from '../../src/tos/service'
 
@@ -48,54 +42,14 @@ const edges = (i: number) => {
   return [r, a] as never[]
 }
 
-/** libsecp256k1's native addon: it must load wherever the `secp256k1` package has a prebuilt one (linux-x64, darwin-arm64, win32-x64). */
-function native() {
-  const signer = loadNativeSigner()
-  if (prebuilds().length > 0) expect(signer).not.toBeNull() // null only on a platform without a prebuilt addon
-  return signer
-}
-
 test('digests and signatures equal viem\'s for every document type, domain and call', async () => {
-  const lib = native()
   for (let i = 0; i < 6; i++) {
     for (const td of [receipt(84532, i), receipt(8453, i), attestation(84532, i), attestation(8453, i), webhook(i), tos(i), ...edges(i)]) {
       expect(hashTypedDataCached(td)).toBe(hashTypedData(td))
       const viemSignature = await account.signTypedData(td)
       expect(await signTypedDataCached(key, td)).toBe(viemSignature)
-      if (lib) expect(await signTypedDataCached(key, td, lib)).toBe(viemSignature) // the native addon, as the signing worker signs
     }
   }
-})
-
-test('libsecp256k1\'s native addon signs every digest exactly as noble does, for any key', async () => {
-  expect(await nobleSign(KNOWN_ANSWER.hash, KNOWN_ANSWER.privateKey)).toBe(KNOWN_ANSWER.signature) // the answer the worker checks at load is viem's
-  const signers = [native()].filter((x) => x !== null)
-  for (let k = 0; k < 8; k++) {
-    const privateKey = k === 0 ? ('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140' as const) : k === 1 ? (`0x${'0'.repeat(63)}1` as const) : keccak256(toHex(`key ${k}`)) // n − 1, 1, then random
-    for (let i = 0; i < 64; i++) {
-      const hash = i === 0 ? (`0x${'0'.repeat(64)}` as const) : keccak256(toHex(`digest ${k} ${i}`))
-      const expected = await nobleSign(hash, privateKey)
-      for (const signer of signers) expect(await signer(hash, privateKey)).toBe(expected)
-    }
-  }
-})
-
-test('the native addon refuses what noble refuses, and a file that is not an addon for this platform is skipped', async () => {
-  const lib = native()
-  if (lib) {
-    for (const bad of [`0x${'0'.repeat(64)}`, '0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141', '0x1234'] as const) { // zero, the group order, short
-      expect(() => lib(KNOWN_ANSWER.hash, bad)).toThrow()
-      expect(() => nobleSign(KNOWN_ANSWER.hash, bad)).toThrow()
-    }
-    expect(() => lib('0x1234', KNOWN_ANSWER.privateKey)).toThrow() // a digest is 32 bytes
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'not-an-addon-'))
-  try {
-    const fake = join(dir, 'secp256k1.node')
-    writeFileSync(fake, 'not a shared library')
-    expect(loadNativeSigner([fake, join(dir, 'missing.node')])).toBeNull()
-    if (lib) expect(loadNativeSigner([fake, ...prebuilds()])).not.toBeNull() // the next candidate (another libc's build) is tried
-  } finally { rmSync(dir, { recursive: true, force: true }) }
 })
 
 test('a value that does not fit its type is refused, as viem refuses it', () => {
