@@ -23,7 +23,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tg-keys-'))
   db = openDb(dir)
   migrate(db)
-  clock = new Clock(db.$client)
+  clock = new Clock()
   keys = new KeyService(db, clock, 'testnet')
   const ops = new OperatorService(db, clock, (id) => keys.hasActiveKey(id))
   opId = (await ops.create({ login: 'u1', password: 'password-1' })).id

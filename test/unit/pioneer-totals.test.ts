@@ -8,7 +8,7 @@ import { PioneerService } from '../../src/pioneer/service'
 import { migratedDb } from '../helpers/db'
 
 const { sqlite, close } = migratedDb('tg-pioneer')
-const pioneer = new PioneerService(sqlite, new Clock(sqlite))
+const pioneer = new PioneerService(sqlite, new Clock())
 afterAll(close)
 
 const sums = () => Object.fromEntries((sqlite.query('SELECT operator_id AS o, sum(points) AS p FROM pioneer_events GROUP BY operator_id').all() as { o: string; p: number }[]).map((r) => [r.o, r.p]))
