@@ -53,6 +53,7 @@ import { keyRecord } from './keys/service'
 import { configView } from './guardrails/store'
 import { killSwitchOf } from './guardrails/kill-switch'
 import { ApprovalService } from './approvals/service'
+import { ApprovalRepository } from './approvals/repository'
 import { WebhookOutbox } from './webhooks/outbox'
 import { Outbound } from './lib/outbound'
 import { WebhookSecrets } from './webhooks/secrets'
@@ -192,7 +193,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     tx: (hash: string) => (config.explorerTxUrl || `${baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
     attestation: (uid: string) => (config.explorerAttestationUrl || `${baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
   }
-  const approvals = new ApprovalService(db.$client, clock, jobs, outbox, {
+  const approvals = new ApprovalService(new ApprovalRepository(db), tx, clock, jobs, outbox, {
     settings: (id) => guardrails.current(id),
     trustLevelOf: (agentId) => { const a = agents.byId(agentId); return a ? agents.trust(a).trustLevel : 'QUARANTINE' },
     pipeline: {
