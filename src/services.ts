@@ -7,6 +7,7 @@ import { Clock } from './clock'
 import { Leaderboard } from './public/leaderboard'
 import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
+import { ComputeRepository } from './compute/repository'
 import { Ledger } from './credits/ledger'
 import { CreditService } from './credits/service'
 import { GuardrailStore } from './guardrails/store'
@@ -152,7 +153,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
-  const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs, secrets.dataKey)
+  const computeRepo = new ComputeRepository(db)
+  const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey)
   const ipfs = await IpfsNode.open(config.dataDir, log)
   const signerSince = meta.get('signer.since') ?? (() => { const v = new Date(clock.now()).toISOString(); meta.insert('signer.since', v); return v })()
   // Built first: every service whose constructor needs nothing but these. What needs the pipeline,
@@ -171,9 +173,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const leaderboard = new Leaderboard(agents, clock)
   const tos = new TosService(db.$client, clock, signer, ipfs, taskStore, config.tosRequired)
   const compliance = new ComplianceService(db.$client, clock, signer, ipfs, jobs, operators, log)
-  const overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
+  const overflow = new OverflowQueue(computeRepo, tx, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
-    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
+    if (outcome.error) tx.write(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))
   })
   const guardrailRepo = new GuardrailRepository(db)
   const guardrails = new GuardrailStore(guardrailRepo, tx, clock, jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
