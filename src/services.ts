@@ -15,6 +15,7 @@ import { GuardrailRepository } from './guardrails/repository'
 import { KILL_SWITCH_CODE, KillSwitch } from './guardrails/kill-switch'
 import { IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
+import { UploadRepository } from './ipfs/repository'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
@@ -257,7 +258,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
     setBoundPort: (p) => { port = p },
     ledger, compute, ipfs, guardrails, killSwitch,
-    uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
+    uploads: new UploadService(new UploadRepository(db), clock, ipfs, config.uploads),
     pioneer, agents,
     chainTips: new ChainTips(),
     leaderboard, overflow, signer,
