@@ -17,8 +17,6 @@ import { evaluateRules, type AutoRule, type Evaluation } from './rules'
 import type { Transactor } from '../db/transactor'
 import type { ApprovalRepository, ApprovalRow } from './repository'
 
-export type { ApprovalRow }
-
 export const DECISIONS = ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED'] as const
 export type Decision = (typeof DECISIONS)[number]
 export const RESOLVE_WAIT_MS = 30_000

@@ -37,7 +37,7 @@ async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint
  * written before stay in `ipfs_pins`, which a store upgraded from layout 0 or 1 keeps and nothing
  * writes any more: a block is pinned if it has `pinned_at` or its CID is in that table.
  *
- * Every statement of the stores works on every layout; the node picks its pin statement by layout
+ * Every statement of the stores works on every layout; IpfsStore picks its pin statement by layout
  * (an upgrade that failed leaves the old one working).
  */
 export const IPFS_SCHEMA_VERSION = 2
