@@ -1,7 +1,7 @@
 // The one clock everything time-based reads: rate windows, token expiry, nonces, the scheduler.
 // In testnet with TASKGATE_TEST_CLOCK=1 an admin can move it forward (docs/foundation.md, "Jobs
 // and the clock"); the offset is persisted so it survives a restart.
-import type { Database } from 'bun:sqlite'
+import type { MetaRepository } from './db/meta'
 
 type AdvanceListener = (now: number) => void | Promise<void>
 
@@ -9,9 +9,9 @@ export class Clock {
   private offsetMs = 0
   private listeners: AdvanceListener[] = []
 
-  constructor(private sqlite?: Database) {
-    const row = sqlite?.query("SELECT value FROM meta WHERE key = 'clock.offsetMs'").get() as { value: string } | null
-    if (row) this.offsetMs = Number(row.value) || 0
+  constructor(private meta?: MetaRepository) {
+    const value = meta?.get('clock.offsetMs') ?? null
+    if (value !== null) this.offsetMs = Number(value) || 0
   }
 
   now(): number { return Date.now() + this.offsetMs }
@@ -30,7 +30,7 @@ export class Clock {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward')
     // Stored first: when the write fails (a full disk) the clock has not moved.
     const next = this.offsetMs + ms
-    this.sqlite?.query("INSERT INTO meta (key, value) VALUES ('clock.offsetMs', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(next))
+    this.meta?.set('clock.offsetMs', String(next))
     this.offsetMs = next
     for (const fn of this.listeners) await fn(this.now())
     return this.now()

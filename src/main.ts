@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
 import { openMigrated } from './db/template'
+import { MetaRepository } from './db/meta'
 import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
 import { ProblemError } from './http/errors'
@@ -37,7 +38,7 @@ function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
   const secrets = loadSecrets(config.dataDir, config.phase)
   const { db } = openMigrated(config.dataDir)
-  const clock = new Clock(db.$client)
+  const clock = new Clock(new MetaRepository(db))
   return { config, secrets, db, clock, operators: buildAccounts(db, clock, config).operators }
 }
 

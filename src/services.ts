@@ -8,14 +8,17 @@ import { Clock } from './clock'
 import { Leaderboard } from './public/leaderboard'
 import { OverflowQueue } from './compute/overflow'
 import { ComputeService } from './compute/service'
+import { ComputeRepository } from './compute/repository'
 import { Ledger } from './credits/ledger'
 import { CreditsRepository } from './credits/repository'
 import { CreditService } from './credits/service'
 import { GuardrailStore } from './guardrails/store'
+import { GuardrailRepository } from './guardrails/repository'
 import { KILL_SWITCH_CODE, KillSwitch } from './guardrails/kill-switch'
 import { IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
 import { PioneerRepository } from './pioneer/repository'
+import { UploadRepository } from './ipfs/repository'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService } from './tasks/service'
@@ -29,10 +32,12 @@ import { X402Gate } from './money/x402'
 import type { Config } from './config'
 import type { Db } from './db'
 import { openMigrated } from './db/template'
+import { MetaRepository } from './db/meta'
 import { SqliteTransactor } from './db/transactor'
 import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
+import { JobRepository } from './jobs/repository'
 import { GroupCommitter } from './db/group-commit'
 import { isStorageFull, StorageMonitor } from './db/storage'
 import { Checkpointer } from './db/checkpointer'
@@ -57,11 +62,14 @@ import { keyRecord } from './keys/service'
 import { configView } from './guardrails/store'
 import { killSwitchOf } from './guardrails/kill-switch'
 import { ApprovalService } from './approvals/service'
+import { ApprovalRepository } from './approvals/repository'
 import { WebhookOutbox } from './webhooks/outbox'
 import { Outbound } from './lib/outbound'
 import { WebhookSecrets } from './webhooks/secrets'
+import { WebhookRepository } from './webhooks/repository'
 import type { StoredConfig } from './guardrails/store'
 import { DailyStats } from './stats/daily'
+import { StatsRepository } from './stats/repository'
 import { Retention } from './jobs/retention'
 
 export interface Services {
@@ -146,21 +154,22 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     // empty: the checkpoint worker starts with the write load that follows (src/db/checkpointer.ts).
     try { db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
   }
-  const clock = new Clock(db.$client)
+  const meta = new MetaRepository(db)
   const tx = new SqliteTransactor(db.$client)
+  const clock = new Clock(meta)
   const { keys, ledger, operators } = buildAccounts(db, clock, config, tx)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
-  const compute = new ComputeService(db.$client, clock, log, config.providerTimeoutMs, secrets.dataKey)
+  const computeRepo = new ComputeRepository(db)
+  const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey)
   const ipfs = await IpfsNode.open(config.dataDir, log)
-  const signerSince = (db.$client.query("SELECT value FROM meta WHERE key = 'signer.since'").get() as { value: string } | null)?.value
-    ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()
+  const signerSince = meta.get('signer.since') ?? (() => { const v = new Date(clock.now()).toISOString(); meta.insert('signer.since', v); return v })()
   // Built first: every service whose constructor needs nothing but these. What needs the pipeline,
   // the tasks or the approvals reaches them through `s` inside a closure, which runs only once the
   // server runs (buildServices has returned by then).
   const group = new GroupCommitter(db.$client)
-  const jobs = new JobRunner(db.$client, clock, log, 64, group)
+  const jobs = new JobRunner(new JobRepository(db), tx, clock, log, 64, group)
   const pioneer = new PioneerService(new PioneerRepository(db), clock)
   const agents = new AgentService(new AgentRepository(db), tx, clock, keys, compute.modelExists)
   const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase])
@@ -177,13 +186,14 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   // Forged payment signatures count in the request limiter, per client address.
   const x402 = new X402Gate(money, tx, clock, config.x402, signer, ledger, usdc, { hit: (key, limit) => s.auth.limiter.hit(key, limit) })
   const faucet = new Faucet(money, tx, clock, config, usdc, x402, wallet, secrets.devWalletKey)
-  const overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
+  const overflow = new OverflowQueue(computeRepo, tx, clock, log, compute, (job, outcome) => {
     if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
-    if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
+    if (outcome.error) tx.write(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))
   })
-  const guardrails = new GuardrailStore(db.$client, clock, jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
+  const guardrailRepo = new GuardrailRepository(db)
+  const guardrails = new GuardrailStore(guardrailRepo, tx, clock, jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
   // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.
-  const killSwitch = new KillSwitch(db.$client, clock, (operatorId, reason) => {
+  const killSwitch = new KillSwitch(guardrailRepo, tx, clock, (operatorId, reason) => {
     const message = `stopped by the kill-switch: ${reason}`
     const stopped = overflow.cancelQueued(operatorId, KILL_SWITCH_CODE, message)
     for (const j of stopped) if (!j.taskId) ledger.refund(operatorId, `compute:${j.id}`, 'compute_refund')
@@ -191,13 +201,14 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     const tasks = s.pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
     return { tasks, jobs: stopped.filter((j) => !j.taskId).length }
   })
-  const webhookSecrets = new WebhookSecrets(db.$client, clock, secrets.dataKey, (id) => (guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
-  const outbox = new WebhookOutbox(db.$client, clock, jobs, log, { signer, secretFor: (id) => webhookSecrets.secretFor(id), outbound })
+  const webhookRepo = new WebhookRepository(db)
+  const webhookSecrets = new WebhookSecrets(webhookRepo, clock, secrets.dataKey, (id) => (guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
+  const outbox = new WebhookOutbox(webhookRepo, tx, clock, jobs, log, { signer, secretFor: (id) => webhookSecrets.secretFor(id), outbound })
   const explorer = {
     tx: (hash: string) => (config.explorerTxUrl || `${baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
     attestation: (uid: string) => (config.explorerAttestationUrl || `${baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
   }
-  const approvals = new ApprovalService(db.$client, clock, jobs, outbox, {
+  const approvals = new ApprovalService(new ApprovalRepository(db), tx, clock, jobs, outbox, {
     settings: (id) => guardrails.current(id),
     trustLevelOf: (agentId) => { const a = agents.byId(agentId); return a ? agents.trust(a).trustLevel : 'QUARANTINE' },
     pipeline: {
@@ -260,7 +271,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
     setBoundPort: (p) => { port = p },
     ledger, compute, ipfs, guardrails, killSwitch,
-    uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
+    uploads: new UploadService(new UploadRepository(db), clock, ipfs, config.uploads),
     pioneer, agents,
     chainTips: new ChainTips(),
     leaderboard, overflow, signer,
@@ -268,7 +279,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pipeline: null as unknown as PipelineRunner,
     taskStore,
     tasks: null as unknown as TaskService,
-    stats: new DailyStats(db.$client, clock),
+    stats: new DailyStats(new StatsRepository(db), clock),
     wallet, usdc, x402, faucet,
     tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,
     explorer,

@@ -5,7 +5,6 @@
 // `expiresAt` and `approval.expire` at `expiresAt` (both on the service clock, also across a
 // restart). Resolving it approves (the task resumes at stage 2, the debit) or denies (FAILED
 // APPROVAL_DENIED); expiry fails it with APPROVAL_EXPIRED. Every event goes to the webhook outbox.
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { badRequest, conflict, forbidden, notFound, tooManyRequests } from '../http/errors'
 import type { Principal } from '../http/auth'
@@ -15,18 +14,14 @@ import type { StageResult } from '../pipeline/types'
 import type { TaskRow } from '../tasks/types'
 import type { WebhookBody, WebhookEvent, WebhookOutbox } from '../webhooks/outbox'
 import { evaluateRules, type AutoRule, type Evaluation } from './rules'
+import type { Transactor } from '../db/transactor'
+import type { ApprovalRepository, ApprovalRow } from './repository'
 
 export const DECISIONS = ['PENDING', 'APPROVED', 'DENIED', 'EXPIRED'] as const
 export type Decision = (typeof DECISIONS)[number]
 export const RESOLVE_WAIT_MS = 30_000
 const HOUR_MS = 3_600_000
 export const TRIGGER_POLICY = 'human_approval_threshold'
-
-export interface ApprovalRow {
-  id: string; operatorId: string; taskId: string; agentId: string; actionType: string | null; operation: string | null; target: string | null
-  requestedValue: number | null; currency: string | null; triggerPolicy: string; triggerReason: string; policyEvaluations: string; evidenceRefs: string
-  decision: Decision; decidedBy: string | null; decidedAt: number | null; decisionNote: string | null; callbackUrl: string | null; createdAt: number; expiresAt: number
-}
 
 /** What the service needs from the rest of the server: each a narrow function, no container. */
 export interface ApprovalDeps {
@@ -51,35 +46,9 @@ export interface ApprovalScope { operatorId: string; agentId: string | null }
 export const scopeOf = (p: Principal): ApprovalScope => ({ operatorId: p.operator.id, agentId: p.key?.agentId ?? null })
 
 export class ApprovalService {
-  private q
 
   /** `maxPending`: approval requests one operator may have pending (TASKGATE_MAX_PENDING_APPROVALS). */
-  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps, private maxPending: number) {
-    const cols = `id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, action_type AS actionType, operation, target,
-      requested_value AS requestedValue, currency, trigger_policy AS triggerPolicy, trigger_reason AS triggerReason, policy_evaluations AS policyEvaluations,
-      evidence_refs AS evidenceRefs, decision, decided_by AS decidedBy, decided_at AS decidedAt, decision_note AS decisionNote, callback_url AS callbackUrl,
-      created_at AS createdAt, expires_at AS expiresAt`
-    this.q = {
-      insert: db.prepare(`INSERT INTO approvals (id, operator_id, task_id, agent_id, action_type, operation, target, requested_value, currency, trigger_policy,
-        trigger_reason, policy_evaluations, evidence_refs, decision, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'PENDING', ?14, ?15)`),
-      get: db.prepare(`SELECT ${cols} FROM approvals WHERE id = ?1`),
-      byTask: db.prepare('SELECT id FROM approvals WHERE task_id = ?1'),
-      list: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
-      listBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
-      position: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2'),
-      count: db.prepare("SELECT count(*) AS n FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
-      // The same for an agent-bound key: its own agent's requests only (approvals_agent_idx).
-      agentList: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?4 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`),
-      agentListBefore: db.prepare(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 AND (created_at, id) < (?4, ?5) ORDER BY created_at DESC, id DESC LIMIT ?3`),
-      agentPosition: db.prepare('SELECT created_at AS createdAt, id FROM approvals WHERE id = ?1 AND operator_id = ?2 AND agent_id = ?3'),
-      agentCount: db.prepare("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'"),
-      nextExpiry: db.prepare("SELECT min(expires_at) AS at FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'"),
-      pendingOf: db.prepare(`SELECT ${cols} FROM approvals WHERE operator_id = ?1 AND decision = 'PENDING'`),
-      decide: db.prepare("UPDATE approvals SET decision = ?2, decided_by = ?3, decided_at = ?4, decision_note = ?5 WHERE id = ?1 AND decision = 'PENDING'"),
-      setCallback: db.prepare('UPDATE approvals SET callback_url = ?2 WHERE id = ?1'),
-      forgetTask: db.prepare('DELETE FROM approvals WHERE task_id = ?1'),
-    }
-  }
+  constructor(private repo: ApprovalRepository, private tx: Transactor, private clock: Clock, private jobs: JobRunner, private outbox: WebhookOutbox, private deps: ApprovalDeps, private maxPending: number) {}
 
   /**
    * Stage 1's approval rule: null when the task needs no approval (no action value over the
@@ -100,9 +69,9 @@ export class ApprovalService {
     const money = `${value}${action.currency ? ` ${action.currency}` : ''}`
     const threshold: Evaluation = { name: 'approval_threshold', result: 'fail', reason: `requestedValue ${money} exceeds approvalThreshold ${g.approvalThreshold}` }
     if (autoApprove) return null
-    const pending = (this.q.count.get(task.operatorId) as { n: number }).n
+    const pending = this.repo.pendingCount(task.operatorId)
     if (pending >= this.maxPending) {
-      const next = (this.q.nextExpiry.get(task.operatorId) as { at: number | null }).at ?? now
+      const next = this.repo.nextExpiry(task.operatorId) ?? now
       throw tooManyRequests('TOO_MANY_PENDING_APPROVALS', `${pending} approval requests are pending, the most an operator may have (${this.maxPending}): resolve some before submitting more actions that need approval`, (next - now) / 1000, { limit: this.maxPending, pending })
     }
     const triggerReason = `${threshold.reason}${rules.length ? '; not every auto-approve rule passed' : ''}`
@@ -112,8 +81,11 @@ export class ApprovalService {
       detail: { approvalId: id },
       apply: () => {
         const expiresAt = now + g.approvalTtlHours * HOUR_MS
-        this.q.insert.run(id, task.operatorId, task.id, task.agentId, action.actionType ?? null, action.operation ?? null, action.target ?? null, value,
-          action.currency ?? null, TRIGGER_POLICY, triggerReason, JSON.stringify([threshold, ...evaluations]), JSON.stringify({ refs: action.evidenceRefs ?? [] }), now, expiresAt)
+        this.repo.insert({
+          id, operatorId: task.operatorId, taskId: task.id, agentId: task.agentId, actionType: action.actionType ?? null, operation: action.operation ?? null, target: action.target ?? null,
+          requestedValue: value, currency: action.currency ?? null, triggerPolicy: TRIGGER_POLICY, triggerReason,
+          policyEvaluations: JSON.stringify([threshold, ...evaluations]), evidenceRefs: JSON.stringify({ refs: action.evidenceRefs ?? [] }), createdAt: now, expiresAt,
+        })
         this.jobs.enqueue('approval.expire', { id }, { runAt: expiresAt, dedupeKey: `approval.expire:${id}` })
         if (expiresAt - HOUR_MS > now) this.jobs.enqueue('approval.expiring', { id }, { runAt: expiresAt - HOUR_MS, dedupeKey: `approval.expiring:${id}` })
         this.notify(this.row(id)!, 'approval.required')
@@ -121,12 +93,12 @@ export class ApprovalService {
     }
   }
 
-  private row(id: string): ApprovalRow | null { return (this.q.get.get(id) as ApprovalRow | null) ?? null }
+  private row(id: string): ApprovalRow | null { return this.repo.get(id) }
 
   /** Deletes the request of a task the retention job deletes (a failed task's request is over: TaskService.pruneRefused). Inside the caller's transaction. */
-  forgetTask(taskId: string): void { this.q.forgetTask.run(taskId) }
+  forgetTask(taskId: string): void { this.repo.forgetTask(taskId) }
 
-  idForTask(taskId: string): string | null { return (this.q.byTask.get(taskId) as { id: string } | null)?.id ?? null }
+  idForTask(taskId: string): string | null { return this.repo.idForTask(taskId) }
 
   view(r: ApprovalRow) {
     return {
@@ -144,16 +116,12 @@ export class ApprovalService {
    */
   list(scope: ApprovalScope, decision: Decision = 'PENDING', limit = 1000, before?: string) {
     const { operatorId, agentId } = scope
-    let rows: ApprovalRow[]
-    if (before === undefined) {
-      rows = (agentId === null ? this.q.list.all(operatorId, decision, limit + 1) : this.q.agentList.all(operatorId, decision, limit + 1, agentId)) as ApprovalRow[]
-    } else {
-      const at = (agentId === null ? this.q.position.get(before, operatorId) : this.q.agentPosition.get(before, operatorId, agentId)) as { createdAt: number; id: string } | null
+    let at: { createdAt: number; id: string } | undefined
+    if (before !== undefined) {
+      at = this.repo.position(before, operatorId, agentId) ?? undefined
       if (!at) throw badRequest('INVALID_CURSOR', `before: ${before} is not one of your approval requests`)
-      rows = (agentId === null
-        ? this.q.listBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id)
-        : this.q.agentListBefore.all(operatorId, decision, limit + 1, at.createdAt, at.id, agentId)) as ApprovalRow[]
     }
+    const rows = this.repo.page(operatorId, agentId, decision, limit + 1, at)
     return { data: rows.slice(0, limit).map((r) => this.view(r)), more: rows.length > limit }
   }
 
@@ -172,8 +140,7 @@ export class ApprovalService {
 
   /** How many of the caller's requests are pending (an agent-bound key: its own agent's). */
   count(scope: ApprovalScope) {
-    const row = scope.agentId === null ? this.q.count.get(scope.operatorId) : this.q.agentCount.get(scope.operatorId, scope.agentId)
-    return { pending: (row as { n: number }).n }
+    return { pending: this.repo.pendingCount(scope.operatorId, scope.agentId) }
   }
 
   /**
@@ -190,7 +157,7 @@ export class ApprovalService {
   registerCallback(p: Principal, id: string, url: string): void {
     const r = this.owned(scopeOf(p), id)
     if (r.decision !== 'PENDING') throw conflict('APPROVAL_ALREADY_RESOLVED', `the approval request is ${r.decision}`, { decision: r.decision })
-    this.q.setCallback.run(id, url)
+    this.repo.setCallback(id, url)
   }
 
   /**
@@ -205,17 +172,17 @@ export class ApprovalService {
     if (p.key?.agentId) throw forbidden('APPROVAL_RESOLVE_FORBIDDEN', 'an agent-bound key cannot resolve approval requests: use the operator\'s bearer token or an operator key')
     if (r.decision === 'PENDING' && r.expiresAt <= this.clock.now()) this.expire(id) // its job has not run yet
     let resumeError: string | null = null
-    this.db.transaction(() => {
+    this.tx.write(() => {
       const now = this.clock.now()
       const stored = decision === 'approved' ? 'APPROVED' : 'DENIED'
-      if (this.q.decide.run(id, stored, p.operator.id, now, note).changes === 0) {
+      if (!this.repo.decide(id, stored, p.operator.id, now, note)) {
         const cur = this.row(id)!
         throw conflict('APPROVAL_ALREADY_RESOLVED', `the approval request is already ${cur.decision}`, { decision: cur.decision })
       }
       if (decision === 'approved') resumeError = this.deps.pipeline.resumeApproved(r.taskId).error
       else this.deps.pipeline.failHeld(r.taskId, 'APPROVAL_DENIED', `denied by the operator${note ? `: ${note}` : ''}`)
       this.notify(this.row(id)!, 'approval.resolved')
-    }).immediate()
+    })
     let receipt: Record<string, unknown> | null = null
     if (decision === 'approved') {
       // A task refused when it resumed has failed already (its failureCode says why); one that resumed runs on.
@@ -231,7 +198,7 @@ export class ApprovalService {
     const r = this.row(id)
     if (!r || r.decision !== 'PENDING') return
     if (r.expiresAt > this.clock.now()) { this.jobs.enqueue('approval.expire', { id }, { runAt: r.expiresAt, dedupeKey: `approval.expire:${id}` }); return }
-    this.db.transaction(() => this.close(r, `no decision within the approval TTL (expired ${iso(r.expiresAt)})`, 'APPROVAL_EXPIRED')).immediate()
+    this.tx.write(() => this.close(r, `no decision within the approval TTL (expired ${iso(r.expiresAt)})`, 'APPROVAL_EXPIRED'))
   }
 
   /**
@@ -239,14 +206,14 @@ export class ApprovalService {
    * the kill-switch fails their tasks itself. Must run inside its transaction.
    */
   endForOperator(operatorId: string, reason: string): number {
-    const rows = this.q.pendingOf.all(operatorId) as ApprovalRow[]
+    const rows = this.repo.pendingOf(operatorId)
     for (const r of rows) this.close(r, `ended by the kill-switch: ${reason}`, null)
     return rows.length
   }
 
   /** EXPIRED, the task failed with `failCode` (unless null), and approval.resolved sent with decision "expired". */
   private close(r: ApprovalRow, note: string, failCode: string | null): void {
-    if (this.q.decide.run(r.id, 'EXPIRED', null, this.clock.now(), note).changes === 0) return
+    if (!this.repo.decide(r.id, 'EXPIRED', null, this.clock.now(), note)) return
     if (failCode) this.deps.pipeline.failHeld(r.taskId, failCode, `the approval request expired: ${note}`)
     this.notify(this.row(r.id)!, 'approval.resolved')
   }
@@ -255,7 +222,7 @@ export class ApprovalService {
   expiring(id: string): void {
     const r = this.row(id)
     if (!r || r.decision !== 'PENDING') return
-    this.db.transaction(() => this.notify(r, 'approval.expiring')).immediate()
+    this.tx.write(() => this.notify(r, 'approval.expiring'))
   }
 
   /** Queues the event for the configured webhook URL and, for approval.resolved, the one-shot callback (once). */
@@ -270,7 +237,7 @@ export class ApprovalService {
     if (url) this.outbox.enqueue(r.operatorId, r.id, url, body)
     if (event === 'approval.resolved' && r.callbackUrl) {
       this.outbox.enqueue(r.operatorId, r.id, r.callbackUrl, body)
-      this.q.setCallback.run(r.id, null)
+      this.repo.setCallback(r.id, null)
     }
   }
 }

@@ -2,7 +2,6 @@
 // operator and model (a job never waits behind one for another, saturated model) and round-robin
 // across operators as capacity frees up. Each job has an event log
 // (queued, running, completed | failed) that the SSE status stream replays and follows.
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { conflict, notFound } from '../http/errors'
 import { eventStream, type StreamGuard } from '../http/sse'
@@ -11,6 +10,8 @@ import type { Logger } from '../log'
 import { isStorageFull, type StorageMonitor } from '../db/storage'
 import { ComputeFailed, type ComputeService } from './service'
 import type { CompletionRequest, CompletionResult } from './types'
+import type { Transactor } from '../db/transactor'
+import type { ComputeRepository } from './repository'
 
 export interface JobEvent { id: number; event: string; data: Record<string, unknown> }
 export type JobDoneHook = (job: { id: string; operatorId: string; taskId: string | null }, outcome: { result?: CompletionResult; error?: { code: string; message: string } }) => void | Promise<void>
@@ -35,33 +36,14 @@ export class OverflowQueue {
   private startupDone = true
   /** Steps a full disk stopped (re-queue a job, record an outcome, resume its task): retried once space is back. */
   private stalled: (() => void | Promise<void>)[] = []
-  private q
 
-  constructor(private db: Database, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook) {
-    this.q = {
-      queuedCount: db.prepare("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued'"),
-      insert: db.prepare("INSERT INTO compute_jobs (id, operator_id, task_id, agent_id, model, request, status, credits_charged, idempotency_key, request_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10)"),
-      event: db.prepare('INSERT INTO compute_job_events (job_id, event, data, at) VALUES (?1, ?2, ?3, ?4) RETURNING id'),
-      get: db.prepare('SELECT id, operator_id AS operatorId, task_id AS taskId, agent_id AS agentId, model, request, status, result, error_code AS errorCode, error_message AS errorMessage, credits_charged AS creditsCharged, created_at AS createdAt FROM compute_jobs WHERE id = ?1'),
-      // The oldest queued job of each (operator, model): index compute_jobs(status, operator_id, model, created_at).
-      heads: db.prepare("SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, created_at AS createdAt FROM compute_jobs c WHERE status = 'queued' AND created_at = (SELECT min(created_at) FROM compute_jobs WHERE status = 'queued' AND operator_id = c.operator_id AND model = c.model) ORDER BY created_at, id"),
-      // Jobs ahead of this one for the same model (jobs for other models do not hold it up).
-      position: db.prepare("SELECT count(*) AS n FROM compute_jobs WHERE status = 'queued' AND model = ?3 AND (created_at < ?1 OR (created_at = ?1 AND id < ?2))"),
-      byIdempotencyKey: db.prepare('SELECT id, request_hash AS requestHash FROM compute_jobs WHERE operator_id = ?1 AND idempotency_key = ?2'),
-      firstEvent: db.prepare('SELECT data FROM compute_job_events WHERE job_id = ?1 AND event = ?2 ORDER BY id LIMIT 1'),
-      setRunning: db.prepare("UPDATE compute_jobs SET status = 'running', started_at = ?2 WHERE id = ?1 AND status = 'queued'"),
-      setQueued: db.prepare("UPDATE compute_jobs SET status = 'queued' WHERE id = ?1"),
-      finish: db.prepare('UPDATE compute_jobs SET status = ?2, result = ?3, error_code = ?4, error_message = ?5, finished_at = ?6 WHERE id = ?1'),
-      events: db.prepare('SELECT id, event, data FROM compute_job_events WHERE job_id = ?1 AND id > ?2 ORDER BY id'),
-      recover: db.prepare("UPDATE compute_jobs SET status = 'queued', started_at = NULL WHERE status = 'running'"),
-      cancelQueued: db.prepare("UPDATE compute_jobs SET status = 'failed', error_code = ?2, error_message = ?3, finished_at = ?4 WHERE operator_id = ?1 AND status = 'queued' RETURNING id, task_id AS taskId"),
-    }
+  constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook) {
     compute.onCapacity(() => this.pump())
   }
 
   /** Re-queues jobs a stopped process left running and starts pumping; a full disk defers both until space is back. */
   /** Jobs waiting for a key (the `taskgate_compute_queue_depth` gauge). */
-  queuedCount(): number { return (this.q.queuedCount.get() as { n: number }).n }
+  queuedCount(): number { return this.repo.queuedCount() }
 
   start(storage: StorageMonitor | null = null): void {
     this.storage = storage
@@ -84,7 +66,7 @@ export class OverflowQueue {
     if (this.storage?.full) return
     if (!this.startupDone) {
       try {
-        const n = this.q.recover.run().changes
+        const n = this.repo.recover()
         this.maybeQueued = true
         if (n) this.log.warn({ recovered: n }, 'compute jobs re-queued after restart')
         this.startupDone = true
@@ -109,8 +91,11 @@ export class OverflowQueue {
   enqueue(operatorId: string, request: CompletionRequest, o: { taskId?: string | null; agentId?: string | null; creditsCharged?: number; id?: string; idempotencyKey?: string | null; requestHash?: string | null } = {}): { id: string; position: number } {
     const id = o.id ?? newId('job')
     const now = this.clock.now()
-    this.q.insert.run(id, operatorId, o.taskId ?? null, o.agentId ?? null, request.model, JSON.stringify(request), o.creditsCharged ?? 0, o.idempotencyKey ?? null, o.requestHash ?? null, now)
-    const position = (this.q.position.get(now, id, request.model) as { n: number }).n + 1
+    this.repo.insertJob({
+      id, operatorId, taskId: o.taskId ?? null, agentId: o.agentId ?? null, model: request.model, request: JSON.stringify(request), creditsCharged: o.creditsCharged ?? 0,
+      idempotencyKey: o.idempotencyKey ?? null, requestHash: o.requestHash ?? null, createdAt: now,
+    })
+    const position = this.repo.ahead(request.model, now, id) + 1
     this.emit(id, 'queued', { position })
     this.maybeQueued = true
     queueMicrotask(() => this.pump())
@@ -118,17 +103,36 @@ export class OverflowQueue {
   }
 
   /**
+   * A direct compute request's write, in one transaction: `check` (refusals that may have changed
+   * meanwhile), then the job its Idempotency-Key already names (a concurrent twin that won), else
+   * `charge` and the new job.
+   */
+  submit(operatorId: string, request: CompletionRequest, o: { id: string; agentId: string | null; creditsCharged: number; idempotencyKey: string | null; requestHash: string },
+    steps: { check(): void; charge(): void }): { job: { jobId: string; position: number }; replayed: boolean } {
+    return this.tx.write(() => {
+      steps.check()
+      if (o.idempotencyKey) {
+        const prior = this.replay(operatorId, o.idempotencyKey, o.requestHash)
+        if (prior) return { job: prior, replayed: true }
+      }
+      steps.charge()
+      const job = this.enqueue(operatorId, request, { ...o, requestHash: o.idempotencyKey ? o.requestHash : null })
+      return { job: { jobId: job.id, position: job.position }, replayed: false }
+    })
+  }
+
+  /**
    * Fails every still-queued job of the operator (e.g. the kill-switch) inside the caller's
    * transaction and returns them; the caller refunds them or fails their tasks.
    */
   cancelQueued(operatorId: string, code: string, message: string): { id: string; taskId: string | null }[] {
-    const rows = this.q.cancelQueued.all(operatorId, code, message, this.clock.now()) as { id: string; taskId: string | null }[]
+    const rows = this.repo.cancelQueued(operatorId, code, message, this.clock.now())
     for (const r of rows) this.emit(r.id, 'failed', { code, message })
     return rows
   }
 
   job(id: string) {
-    const row = this.q.get.get(id) as Record<string, any> | null
+    const row = this.repo.job(id)
     if (!row) return null
     return { ...row, request: JSON.parse(row.request), result: row.result ? JSON.parse(row.result) : null } as {
       id: string; operatorId: string; taskId: string | null; agentId: string | null; model: string; request: CompletionRequest; status: string
@@ -141,11 +145,11 @@ export class OverflowQueue {
    * with: null for a new key; 409 IDEMPOTENCY_KEY_REUSED when the key came with another request.
    */
   replay(operatorId: string, idempotencyKey: string, requestHash: string): { jobId: string; status: 'queued'; position: number } | null {
-    const prior = this.q.byIdempotencyKey.get(operatorId, idempotencyKey) as { id: string; requestHash: string | null } | null
+    const prior = this.repo.byIdempotencyKey(operatorId, idempotencyKey)
     if (!prior) return null
     if (prior.requestHash !== requestHash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
-    const first = this.q.firstEvent.get(prior.id, 'queued') as { data: string } | null
-    const position = first ? Number(JSON.parse(first.data).position ?? 1) : 1
+    const first = this.repo.firstEvent(prior.id, 'queued')
+    const position = first ? Number(JSON.parse(first).position ?? 1) : 1
     return { jobId: prior.id, status: 'queued', position }
   }
 
@@ -158,14 +162,14 @@ export class OverflowQueue {
     this.pumping = true
     try {
       for (;;) {
-        const all = this.q.heads.all() as { id: string; operatorId: string; taskId: string | null; model: string; request: string }[]
+        const all = this.repo.heads()
         if (all.length === 0) { this.maybeQueued = false; return }
         for (const orphan of all.filter((h) => !this.compute.resolveModel(h.model))) this.abandon(orphan)
         const heads = all.filter((h) => this.compute.hasCapacity(h.model))
         if (heads.length === 0) return
         heads.sort((a, b) => (this.lastServed.get(a.operatorId) ?? 0) - (this.lastServed.get(b.operatorId) ?? 0))
         const next = heads[0]!
-        if (this.q.setRunning.run(next.id, this.clock.now()).changes === 0) continue
+        if (!this.repo.setRunning(next.id, this.clock.now())) continue
         this.lastServed.set(next.operatorId, performance.now())
         const p = this.run(next.id, next.operatorId, next.taskId, JSON.parse(next.request)).finally(() => this.running.delete(p))
         this.running.add(p)
@@ -180,7 +184,7 @@ export class OverflowQueue {
 
   /** A job whose model no provider serves any more (provider removed) fails; its hook refunds. */
   private abandon(job: { id: string; operatorId: string; taskId: string | null; model: string }): void {
-    if (this.q.setRunning.run(job.id, this.clock.now()).changes === 0) return
+    if (!this.repo.setRunning(job.id, this.clock.now())) return
     const error = { code: 'COMPUTE_FAILED', message: `no provider serves model ${job.model} any more` }
     this.track(this.attempt(async () => {
       this.record(job.id, { error })
@@ -213,25 +217,25 @@ export class OverflowQueue {
 
   /** Writes a job's outcome and its terminal event. */
   private record(id: string, outcome: { result?: CompletionResult; error?: { code: string; message: string } }): void {
-    this.db.transaction(() => {
+    this.tx.write(() => {
       const r = outcome.result
       if (r) {
-        this.q.finish.run(id, 'completed', JSON.stringify(r), null, null, this.clock.now())
+        this.repo.finish(id, 'completed', JSON.stringify(r), null, null, this.clock.now())
         this.emit(id, 'completed', { result: { output: r.output, model: r.model, provider: r.provider, usage: r.usage, latencyMs: Math.round(r.latencyMs) } })
       } else {
         const { code, message } = outcome.error!
-        this.q.finish.run(id, 'failed', null, code, message, this.clock.now())
+        this.repo.finish(id, 'failed', null, code, message, this.clock.now())
         this.emit(id, 'failed', { code, message })
       }
-    }).immediate()
+    })
   }
 
   private requeue(id: string): void {
-    this.db.transaction(() => {
-      this.q.setQueued.run(id)
+    this.tx.write(() => {
+      this.repo.setQueued(id)
       this.maybeQueued = true
       this.emit(id, 'queued', { position: 1 })
-    }).immediate()
+    })
   }
 
   /** Runs a step; a full disk stalls it until storage is back, other errors are logged. */
@@ -261,8 +265,7 @@ export class OverflowQueue {
   }
 
   private emit(jobId: string, event: string, data: Record<string, unknown>): void {
-    const row = this.q.event.get(jobId, event, JSON.stringify(data), this.clock.now()) as { id: number }
-    const e = { id: row.id, event, data }
+    const e = { id: this.repo.appendEvent(jobId, event, JSON.stringify(data), this.clock.now()), event, data }
     queueMicrotask(() => { for (const fn of this.listeners.get(jobId) ?? []) fn(e) })
   }
 
@@ -272,7 +275,7 @@ export class OverflowQueue {
    * when the guard's credential stops being valid.
    */
   stream(jobId: string, lastEventId: number, guard: StreamGuard, pingMs = 15_000): ReadableStream<Uint8Array> {
-    if (!this.q.get.get(jobId)) throw notFound('compute job')
+    if (!this.repo.job(jobId)) throw notFound('compute job')
     return eventStream({
       guard, pingMs, retryMs: 2000,
       open: (sink) => {
@@ -286,11 +289,11 @@ export class OverflowQueue {
         const set = this.listeners.get(jobId) ?? new Set()
         this.listeners.set(jobId, set)
         set.add(send)
-        const past = this.q.events.all(jobId, lastEventId) as { id: number; event: string; data: string }[]
+        const past = this.repo.events(jobId, lastEventId)
         for (const e of past) send({ id: e.id, event: e.event, data: JSON.parse(e.data) })
         // A client resuming after the end gets the terminal event again.
         if (!sink.closed && past.length === 0) {
-          const all = this.q.events.all(jobId, 0) as { id: number; event: string; data: string }[]
+          const all = this.repo.events(jobId, 0)
           const last = all[all.length - 1]
           if (last && TERMINAL.has(last.event)) { lastSent = last.id - 1; send({ id: last.id, event: last.event, data: JSON.parse(last.data) }) }
         }

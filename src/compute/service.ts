@@ -1,6 +1,5 @@
 // Compute: the provider registry, the key pool (per-key RPM and concurrency, cooldown on 429/5xx,
 // retry on another key, timeouts) and the overflow queue for work that finds the pool full.
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { conflict, notFound, ProblemError } from '../http/errors'
 import { SlidingWindowLimiter } from '../http/ratelimit'
@@ -10,6 +9,8 @@ import { seal, unseal } from '../secrets'
 import { builtinComplete } from './providers/builtin'
 import { remoteComplete } from './providers/remote'
 import { ProviderError, type CompletionRequest, type CompletionResult } from './types'
+import type { Transactor } from '../db/transactor'
+import type { ComputeRepository } from './repository'
 
 export const MAX_ATTEMPTS = 3
 const COOLDOWN_MS = 30_000
@@ -40,22 +41,22 @@ export class ComputeService {
   private limiter: SlidingWindowLimiter
   private capacityListeners = new Set<() => void>()
 
-  constructor(private db: Database, private clock: Clock, private log: Logger, private timeoutMs: number, private dataKey: Buffer) {
+  constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private timeoutMs: number, private dataKey: Buffer) {
     this.limiter = new SlidingWindowLimiter(clock)
     this.load()
   }
 
   /** Loads providers from the database; a fresh install gets the builtin provider. */
   load(): void {
-    if (!this.db.query("SELECT 1 FROM providers WHERE kind = 'builtin'").get()) {
-      this.db.query("INSERT INTO providers (id, name, kind, base_url, models, created_at) VALUES ('prov_builtin', 'builtin', 'builtin', NULL, ?1, ?2)").run(JSON.stringify(['builtin']), this.clock.now())
+    if (!this.repo.hasBuiltinProvider()) {
+      this.repo.insertProvider({ id: 'prov_builtin', name: 'builtin', kind: 'builtin', baseUrl: null, models: ['builtin'], createdAt: this.clock.now() })
     }
     const old = this.providers
     this.providers = new Map()
     this.byModel = new Map()
-    for (const p of this.db.query('SELECT id, name, kind, base_url AS baseUrl, models FROM providers ORDER BY created_at').all() as { id: string; name: string; kind: Provider['kind']; baseUrl: string | null; models: string }[]) {
+    for (const p of this.repo.providers()) {
       // Existing key objects are updated in place: calls in flight hold them and release into them.
-      const keys = (this.db.query('SELECT id, secret, first4, last4, rpm, concurrency FROM provider_keys WHERE provider_id = ?1 ORDER BY created_at, rowid').all(p.id) as Omit<PoolKey, 'inflight' | 'cooldownUntil'>[])
+      const keys = this.repo.keysOf(p.id)
         .map((k) => {
           const prev = old.get(p.id)?.keys.find((x) => x.id === k.id)
           const live = { ...k, secret: unseal(this.dataKey, k.secret) } // stored sealed (AES-GCM), held in memory in clear
@@ -87,15 +88,14 @@ export class ComputeService {
     if (input.baseUrl && !/^https?:\/\//.test(input.baseUrl)) throw new ProblemError(400, 'INVALID_BASE_URL', 'baseUrl must be an http(s) URL')
     const id = newId('prov')
     const now = this.clock.now()
-    this.db.transaction(() => {
-      if (this.db.query('SELECT 1 FROM providers WHERE name = ?1').get(input.name)) throw conflict('PROVIDER_NAME_TAKEN', `a provider named ${input.name} exists`)
+    this.tx.write(() => {
+      if (this.repo.providerNamed(input.name)) throw conflict('PROVIDER_NAME_TAKEN', `a provider named ${input.name} exists`)
       for (const m of input.models) if (this.byModel.has(m)) throw conflict('MODEL_TAKEN', `model ${m} is already served by provider ${this.byModel.get(m)!.name}`)
-      this.db.query('INSERT INTO providers (id, name, kind, base_url, models, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)').run(id, input.name, input.kind, input.baseUrl ?? null, JSON.stringify(input.models), now)
+      this.repo.insertProvider({ id, name: input.name, kind: input.kind, baseUrl: input.baseUrl ?? null, models: input.models, createdAt: now })
       for (const k of keys) {
-        this.db.query('INSERT INTO provider_keys (id, provider_id, secret, first4, last4, rpm, concurrency, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)')
-          .run(newId('pkey'), id, seal(this.dataKey, k.key), k.key.slice(0, 4), k.key.slice(-4), k.rpm ?? 60, k.concurrency ?? 4, now)
+        this.repo.insertKey({ id: newId('pkey'), providerId: id, secret: seal(this.dataKey, k.key), first4: k.key.slice(0, 4), last4: k.key.slice(-4), rpm: k.rpm ?? 60, concurrency: k.concurrency ?? 4, createdAt: now })
       }
-    }).immediate()
+    })
     this.load()
     this.notifyCapacity()
     return this.providers.get(id)!
@@ -105,7 +105,7 @@ export class ComputeService {
     const p = this.providers.get(id)
     if (!p) throw notFound('provider')
     if (p.kind === 'builtin') throw conflict('BUILTIN_PROVIDER', 'the builtin provider cannot be removed')
-    this.db.query('DELETE FROM providers WHERE id = ?1').run(id)
+    this.repo.deleteProvider(id)
     this.load()
     this.notifyCapacity() // lets the overflow queue fail (and refund) jobs nobody can serve now
   }

@@ -48,16 +48,11 @@ export async function submitCompute(s: Services, p: Principal, input: ComputeInp
   const cost = s.tasks.costOf(taskType)
   const paid = await s.x402.gate(request, p, cost, ip)
   try {
-    const r = s.db.$client.transaction(() => {
-      assertNotKilled(s.operators.byId(p.operator.id) ?? p.operator) // turned on while the payment was checked
-      if (idempotencyKey) { // a concurrent twin may have won while the payment was checked
-        const prior = s.overflow.replay(p.operator.id, idempotencyKey, hash)
-        if (prior) return { job: prior, replayed: true }
-      }
-      s.ledger.debit(p.operator.id, cost, 'compute_debit', `compute:${id}`)
-      const job = s.overflow.enqueue(p.operator.id, { model, messages, taskType: input.taskType }, { id, agentId, creditsCharged: cost, idempotencyKey, requestHash: idempotencyKey ? hash : null })
-      return { job: { jobId: job.id, position: job.position }, replayed: false }
-    }).immediate()
+    // A concurrent twin may have won while the payment was checked (submit answers it).
+    const r = s.overflow.submit(p.operator.id, { model, messages, taskType: input.taskType }, { id, agentId, creditsCharged: cost, idempotencyKey, requestHash: hash }, {
+      check: () => assertNotKilled(s.operators.byId(p.operator.id) ?? p.operator), // turned on while the payment was checked
+      charge: () => s.ledger.debit(p.operator.id, cost, 'compute_debit', `compute:${id}`),
+    })
     return { body: accepted(r.job), replayed: r.replayed, paymentHeader: paid?.header }
   } catch (e) {
     if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, cost, e.extra.balance as number)

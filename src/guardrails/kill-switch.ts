@@ -4,10 +4,11 @@
 // compute jobs, refunded, in the same transaction. Reads keep working. The state lives in the
 // operator's `flags` (killSwitch, killSwitchReason, killSwitchAt), so every authenticated request
 // has it.
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import { forbidden } from '../http/errors'
+import type { Transactor } from '../db/transactor'
+import type { GuardrailRepository } from './repository'
 
 export const KILL_SWITCH_CODE = 'KILL_SWITCH_ACTIVE'
 
@@ -39,22 +40,17 @@ export function assertNotKilled(op: { flags: Flags | null | undefined }): void {
 }
 
 export class KillSwitch {
-  private q
   /**
    * `stopParked` fails the operator's held and queued work (refunded) inside the caller's
    * transaction and returns how many tasks and jobs it stopped.
    */
-  constructor(private db: Database, private clock: Clock, private stopParked: (operatorId: string, reason: string) => { tasks: number; jobs: number }) {
-    this.q = {
-      set: db.prepare("UPDATE operators SET flags = json_set(flags, '$.killSwitch', json(?2), '$.killSwitchReason', ?3, '$.killSwitchAt', ?4), updated_at = ?4 WHERE id = ?1 RETURNING flags"),
-    }
-  }
+  constructor(private repo: GuardrailRepository, private tx: Transactor, private clock: Clock, private stopParked: (operatorId: string, reason: string) => { tasks: number; jobs: number }) {}
 
   set(operatorId: string, active: boolean, reason: string | null): KillSwitchState & { stopped: { tasks: number; jobs: number } } {
-    return this.db.transaction(() => {
-      const row = this.q.set.get(operatorId, active ? 'true' : 'false', reason, this.clock.now()) as { flags: string }
+    return this.tx.write(() => {
+      const flags = this.repo.setKillSwitch(operatorId, active, reason, this.clock.now())
       const stopped = active ? this.stopParked(operatorId, reason ?? 'the operator activated the kill-switch') : { tasks: 0, jobs: 0 }
-      return { ...killSwitchOf(JSON.parse(row.flags)), stopped }
-    }).immediate()
+      return { ...killSwitchOf(flags), stopped }
+    })
   }
 }

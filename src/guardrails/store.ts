@@ -7,12 +7,13 @@
 // takes over, `updated_at` the last write (one per 10 s). A pending config whose time has come is
 // active at once even before its job ran (after a restart the job runs at start).
 import { charLength } from '../lib/chars'
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { tooManyRequests } from '../http/errors'
 import type { JobRunner } from '../jobs/runner'
 import { seal } from '../secrets'
 import { PatternMatcher } from './matcher'
+import type { Transactor } from '../db/transactor'
+import type { GuardrailRepository, GuardrailRow as Row } from './repository'
 
 export interface GuardrailConfig {
   maxCreditsPerDay: number | null
@@ -41,8 +42,6 @@ export const DEFAULT_GUARDRAILS: GuardrailConfig = {
 export const ACTIVATION_DELAY_MS = 30_000
 export const WRITE_INTERVAL_MS = 10_000
 const HOUR_MS = 3_600_000
-/** A task maxTasksPerHour counts (the predicate of the task_admitted_minutes triggers, migration 0010). */
-const ADMITTED = "task_type != 'system' AND NOT (status = 'FAILED' AND coalesce(failure_code, '') IN ('GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE') AND stage <= 1)"
 const DAY_MS = 86_400_000
 
 /** A config as answered: never the secret, only whether one is set. */
@@ -54,31 +53,11 @@ export function configView(c: StoredConfig) {
 /** The task fields stage 1 checks. */
 export interface GuardedTask { id: string; operatorId: string; taskType: string; prompt: string; diagnostic: boolean }
 
-interface Row { current: string; pending: string | null; activatesAt: number | null; updatedAt: number }
-
 export class GuardrailStore {
-  private q
   private matchers = new Map<string, PatternMatcher>()
 
   /** `costOf` prices a task type (stage 1 counts this task's cost toward maxCreditsPerDay). */
-  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private dataKey: Buffer, private costOf: (taskType: string) => number) {
-    this.q = {
-      row: db.prepare('SELECT current, pending, activates_at AS activatesAt, updated_at AS updatedAt FROM operator_guardrails WHERE operator_id = ?1'),
-      write: db.prepare(`INSERT INTO operator_guardrails (operator_id, current, pending, activates_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
-        ON CONFLICT(operator_id) DO UPDATE SET current = excluded.current, pending = excluded.pending, activates_at = excluded.activates_at, updated_at = excluded.updated_at`),
-      activate: db.prepare('UPDATE operator_guardrails SET current = pending, pending = NULL, activates_at = NULL WHERE operator_id = ?1 AND pending IS NOT NULL AND activates_at <= ?2'),
-      // Admitted tasks (everything but those stage 1 refused, and system tasks) created after ?2,
-      // other than ?3: the minutes after ?2's minute (?4) from the counters the task triggers keep
-      // (migration 0010), plus ?2's own minute counted exactly, minus ?3 when it is counted. The
-      // cost is bounded by one minute of the operator's tasks, however many the hour holds.
-      tasksSince: db.prepare(`SELECT
-        (SELECT coalesce(sum(n), 0) FROM task_admitted_minutes WHERE operator_id = ?1 AND minute > ?4)
-        + (SELECT count(*) FROM tasks WHERE operator_id = ?1 AND created_at > ?2 AND created_at < (?4 + 1) * 60000 AND ${ADMITTED})
-        - (SELECT count(*) FROM tasks WHERE id = ?3 AND operator_id = ?1 AND created_at > ?2 AND ${ADMITTED}) AS n`),
-      // Kept by a trigger on the ledger (migration 0010): one row, not a sum over the operator's ledger.
-      spentOnDay: db.prepare('SELECT coalesce((SELECT credits FROM credit_spend_daily WHERE operator_id = ?1 AND day = ?2), 0) AS n'),
-    }
-  }
+  constructor(private repo: GuardrailRepository, private tx: Transactor, private clock: Clock, private jobs: JobRunner, private dataKey: Buffer, private costOf: (taskType: string) => number) {}
 
   /**
    * The operators' stored rows as read: every task reads its operator's twice (stages 1 and 5).
@@ -90,7 +69,7 @@ export class GuardrailStore {
   private row(operatorId: string): Row | null {
     let r = this.rows.get(operatorId)
     if (r === undefined) {
-      r = (this.q.row.get(operatorId) as Row | null) ?? null
+      r = this.repo.row(operatorId)
       if (this.rows.size >= 10_000) this.rows.clear()
       this.rows.set(operatorId, r)
     }
@@ -130,7 +109,7 @@ export class GuardrailStore {
    * WRITE_INTERVAL_MS (429 RATE_LIMITED with Retry-After).
    */
   update(operatorId: string, patch: GuardrailPatch): { pending: StoredConfig; activatesAt: number } {
-    return this.db.transaction(() => {
+    return this.tx.write(() => {
       const now = this.clock.now()
       const st = this.state(operatorId)
       if (st.updatedAt !== null && now - st.updatedAt < WRITE_INTERVAL_MS) {
@@ -143,11 +122,11 @@ export class GuardrailStore {
       if (approvalWebhookSecret !== undefined) next.approvalWebhookSecretSealed = approvalWebhookSecret === null ? null : seal(this.dataKey, approvalWebhookSecret)
       const activatesAt = now + ACTIVATION_DELAY_MS
       // st.current is the active config (a pending one whose time had come included).
-      this.q.write.run(operatorId, JSON.stringify(st.current), JSON.stringify(next), activatesAt, now)
+      this.repo.write(operatorId, JSON.stringify(st.current), JSON.stringify(next), activatesAt, now)
       this.rows.delete(operatorId)
       this.jobs.enqueue('guardrails.activate', { operatorId }, { runAt: activatesAt, dedupeKey: `guardrails:${operatorId}` })
       return { pending: next, activatesAt }
-    }).immediate()
+    })
   }
 
   /** The activation job: makes the pending config current once its time has come, else waits for it. */
@@ -158,7 +137,7 @@ export class GuardrailStore {
       this.jobs.enqueue('guardrails.activate', { operatorId }, { runAt: r.activatesAt, dedupeKey: `guardrails:${operatorId}` })
       return
     }
-    this.q.activate.run(operatorId, this.clock.now())
+    this.repo.activate(operatorId, this.clock.now())
     this.rows.delete(operatorId)
   }
 
@@ -175,7 +154,7 @@ export class GuardrailStore {
 
   /** The operator's admitted tasks created after `since` (ms), other than `exceptId` (maxTasksPerHour). */
   admittedSince(operatorId: string, since: number, exceptId: string): number {
-    return (this.q.tasksSince.get(operatorId, since, exceptId, Math.floor(since / 60_000)) as { n: number }).n
+    return this.repo.admittedSince(operatorId, since, exceptId)
   }
 
   /**
@@ -203,7 +182,7 @@ export class GuardrailStore {
       if (n >= g.maxTasksPerHour) return `maxTasksPerHour (${g.maxTasksPerHour}) reached: ${n} task(s) in the last 60 minutes`
     }
     if (g.maxCreditsPerDay !== null && !task.diagnostic) {
-      const spent = (this.q.spentOnDay.get(task.operatorId, Math.floor(now / DAY_MS)) as { n: number }).n
+      const spent = this.repo.spentOnDay(task.operatorId, Math.floor(now / DAY_MS))
       const cost = this.costOf(task.taskType)
       if (spent + cost > g.maxCreditsPerDay) return `maxCreditsPerDay (${g.maxCreditsPerDay}) would be exceeded: ${spent} spent today (UTC) + ${cost} for this task`
     }

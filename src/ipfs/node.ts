@@ -6,7 +6,7 @@
 // A pin is the root block's `pinned_at` in our own store (src/ipfs/stores.ts, layout 2): Helia's
 // pinning walked the DAG and wrote CBOR records at ~1.4 ms per add, ten times the import itself,
 // for a store that never collects garbage.
-import { Database } from 'bun:sqlite'
+import type { Database } from 'bun:sqlite'
 import type { car } from '@helia/car'
 import type { UnixFS } from '@helia/unixfs'
 import type { createHeliaLight } from 'helia'
@@ -15,11 +15,9 @@ import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
-import { join } from 'node:path'
-import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
 import { GroupCommitter } from '../db/group-commit'
 import type { Logger } from '../log'
-import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
+import { IpfsStore } from './stores'
 
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
 
@@ -66,41 +64,24 @@ export async function importWithImporter(bytes: Uint8Array): Promise<{ cid: CID;
 }
 
 export class IpfsNode {
-  /** Stores one block; `pinnedAt` (the root's) pins it, null stores it unpinned. */
-  private putBlock: (b: { cid: CID; data: Uint8Array }, pinnedAt: number | null) => void
   private group: GroupCommitter
   private heliaTools: Promise<{ helia: Helia; fs: UnixFS; car: ReturnType<typeof car> }> | null = null
-  private constructor(private db: Database, layout: number) {
-    this.group = new GroupCommitter(db)
-    if (layout >= 2) {
-      // The block and its pin in one row: a root stored again unpinned (or pinned before) keeps its first pin time.
-      const put = db.prepare(`INSERT INTO ipfs_blocks (mh, cid, data, pinned_at) VALUES (?1, ?2, ?3, ?4)
-        ON CONFLICT(mh) DO UPDATE SET pinned_at = excluded.pinned_at WHERE ipfs_blocks.pinned_at IS NULL AND excluded.pinned_at IS NOT NULL`)
-      this.putBlock = (b, pinnedAt) => { put.run(b.cid.multihash.bytes, b.cid.bytes, b.data, pinnedAt) }
-    } else { // a store whose upgrade failed (src/ipfs/stores.ts): its pins table
-      const put = db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)')
-      const pin = db.prepare('INSERT OR IGNORE INTO ipfs_pins (cid, created_at) VALUES (?1, ?2)')
-      this.putBlock = (b, pinnedAt) => { put.run(b.cid.multihash.bytes, b.cid.bytes, b.data); if (pinnedAt !== null) pin.run(b.cid.toString(), pinnedAt) }
-    }
+  private constructor(private repo: IpfsStore) {
+    this.group = new GroupCommitter(repo.connection)
   }
 
   static async open(dataDir: string, log?: Pick<Logger, 'info' | 'warn'>): Promise<IpfsNode> {
-    const db = new Database(join(dataDir, 'ipfs.db'), { create: true, strict: true })
-    db.run('PRAGMA journal_mode = WAL')
-    db.run('PRAGMA synchronous = NORMAL')
-    db.run('PRAGMA busy_timeout = 5000')
-    db.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES.alone}`) // as taskgate.db (src/db/checkpointer.ts)
-    const schema = initIpfsSchema(db, (bytes) => log?.info({ bytes }, 'upgrading ipfs.db to its rowid layout (once; about half a minute per GB)'))
+    const { store, schema } = IpfsStore.open(dataDir, (bytes) => log?.info({ bytes }, 'upgrading ipfs.db to its rowid layout (once; about half a minute per GB)'))
     if (schema.migrated) log?.info({ ...schema.migrated, layout: schema.version }, 'ipfs.db upgraded to its rowid layout')
     if (schema.error) log?.warn({ layout: schema.version, error: schema.error }, 'ipfs.db upgrade failed; it keeps working on its old layout and is upgraded at the next start')
-    return new IpfsNode(db, schema.version)
+    return new IpfsNode(store)
   }
 
   /** Helia with UnixFS and CAR over our stores, created on first use. */
   private tools() {
     return (this.heliaTools ??= (async () => {
       const [{ createHeliaLight }, { unixfs }, { car }] = await Promise.all([import('helia'), import('@helia/unixfs'), import('@helia/car')])
-      const helia = await createHeliaLight({ blockstore: new SqliteBlockstore(this.db), datastore: new SqliteDatastore(this.db) }).start() as Helia
+      const helia = await createHeliaLight({ blockstore: this.repo.blockstore(), datastore: this.repo.datastore() }).start() as Helia
       return { helia, fs: unixfs(helia), car: car(helia) }
     })())
   }
@@ -140,12 +121,12 @@ export class IpfsNode {
     const root = cid.toString()
     const stored = this.group.run(() => { // concurrent adds (two per task) share one commit
       const now = Date.now()
-      for (const [key, b] of blocks) this.putBlock(b, key === root ? now : null)
+      for (const [key, b] of blocks) this.repo.putBlock(b, key === root ? now : null)
     })
     return { cid: root, stored }
   }
 
-  has(cid: CID): boolean { return this.db.query('SELECT 1 FROM ipfs_blocks WHERE mh = ?1').get(cid.multihash.bytes) != null }
+  has(cid: CID): boolean { return this.repo.has(cid) }
 
   /** The whole file content behind a UnixFS CID (offline: never fetches). */
   async cat(cid: CID, maxBytes = 64 * 1024 * 1024): Promise<Uint8Array> {
@@ -172,8 +153,7 @@ export class IpfsNode {
 
   /** The raw bytes of one block. */
   block(cid: CID): Uint8Array | null {
-    const row = this.db.query('SELECT data FROM ipfs_blocks WHERE mh = ?1').get(cid.multihash.bytes) as { data: Uint8Array } | null
-    return row?.data ?? null
+    return this.repo.block(cid)
   }
 
   carStream(cid: CID): ReadableStream<Uint8Array> {
@@ -190,19 +170,16 @@ export class IpfsNode {
   }
 
   /** The serving connection to ipfs.db, for the checkpointer (src/db/checkpointer.ts), which sets its threshold. */
-  get connection(): Database { return this.db }
+  get connection(): Database { return this.repo.connection }
 
-  healthy(): boolean {
-    try { this.db.query('SELECT 1').get(); return true } catch { return false }
-  }
+  healthy(): boolean { return this.repo.healthy() }
 
   /** The storage monitor's probe: a tiny committed write on ipfs.db (throws while the disk is full). */
-  probeWrite(): void { storageProbe(this.db) }
+  probeWrite(): void { this.repo.probe() }
 
   async stop(): Promise<void> {
     if (this.heliaTools) await (await this.heliaTools).helia.stop()
-    try { this.db.run('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* a full disk: the WAL stays and is replayed at the next start */ }
-    this.db.close()
+    this.repo.close()
   }
 }
 

@@ -1,12 +1,19 @@
-// Helia's block and key/value stores on one SQLite file (<dataDir>/ipfs.db), separate from the
-// app database so large block writes never hold the app's write lock.
-import type { Database, Statement } from 'bun:sqlite'
+// ipfs.db (<dataDir>/ipfs.db), separate from the app database so large block writes never hold the
+// app's write lock: its layout, the node's block writes and reads (IpfsStore), and Helia's block and
+// key/value stores over it. The only module with SQL on ipfs.db.
+import { Database } from 'bun:sqlite'
+import { and, eq, gte, lt, sql } from 'drizzle-orm'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { customType, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { BaseBlockstore } from 'blockstore-core/base'
 import { NotFoundError } from 'interface-store'
 import { BaseDatastore } from 'datastore-core/base'
 import { Key, type KeyQuery, type Pair as KvPair, type Query } from 'interface-datastore'
 import type { Pair } from 'interface-blockstore'
 import { CID } from 'multiformats/cid'
+import { join } from 'node:path'
+import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
+import { prepareSql } from '../db/sql'
 
 async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   if (v instanceof Uint8Array) return v
@@ -30,7 +37,7 @@ async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint
  * written before stay in `ipfs_pins`, which a store upgraded from layout 0 or 1 keeps and nothing
  * writes any more: a block is pinned if it has `pinned_at` or its CID is in that table.
  *
- * Every statement of the stores works on every layout; the node picks its pin statement by layout
+ * Every statement of the stores works on every layout; IpfsStore picks its pin statement by layout
  * (an upgrade that failed leaves the old one working).
  */
 export const IPFS_SCHEMA_VERSION = 2
@@ -51,6 +58,16 @@ const LEGACY_PINS = [
 
 /** What an upgrade copies from each layout-0 table. */
 const COPIED_COLUMNS = { ipfs_blocks: 'mh, cid, data', ipfs_pins: 'cid, created_at' } as const
+
+/** Bytes as bun:sqlite reads and writes them (Uint8Array), without a copy. */
+const bytes = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'blob' })
+/** ipfs.db's tables for the query builder (created by initIpfsSchema, not by drizzle-kit). */
+const blocks = sqliteTable('ipfs_blocks', { id: integer('id').primaryKey(), mh: bytes('mh').notNull(), cid: bytes('cid').notNull(), data: bytes('data').notNull(), pinnedAt: integer('pinned_at') })
+const kv = sqliteTable('ipfs_kv', { k: text('k').primaryKey(), v: bytes('v').notNull() })
+const legacyPins = sqliteTable('ipfs_pins', { id: integer('id').primaryKey(), cid: text('cid').notNull(), createdAt: integer('created_at').notNull() })
+type IpfsDb = BunSQLiteDatabase & { $client: Database }
+
+const p = sql.placeholder
 
 /**
  * Creates or upgrades ipfs.db's tables. Upgrading layout 0 copies every block and pin in one
@@ -107,34 +124,36 @@ export function storageProbe(db: Database): void {
 }
 
 export class SqliteBlockstore extends BaseBlockstore {
-  private q: Record<'put' | 'get' | 'has' | 'del' | 'all', Statement>
-  constructor(db: Database) {
+  private q
+  constructor(db: IpfsDb) {
     super()
+    const byMh = eq(blocks.mh, p('mh'))
     this.q = {
-      put: db.prepare('INSERT OR IGNORE INTO ipfs_blocks (mh, cid, data) VALUES (?1, ?2, ?3)'),
-      get: db.prepare('SELECT data FROM ipfs_blocks WHERE mh = ?1'),
-      has: db.prepare('SELECT 1 AS x FROM ipfs_blocks WHERE mh = ?1'),
-      del: db.prepare('DELETE FROM ipfs_blocks WHERE mh = ?1'),
-      all: db.prepare('SELECT cid, data FROM ipfs_blocks'),
+      put: db.insert(blocks).values({ mh: p('mh'), cid: p('cid'), data: p('data') }).onConflictDoNothing().prepare(),
+      get: db.select({ data: blocks.data }).from(blocks).where(byMh).prepare(),
+      has: db.select({ x: sql<number>`1` }).from(blocks).where(byMh).prepare(),
+      del: db.delete(blocks).where(byMh).prepare(),
+      // Streamed: every block of the store.
+      all: prepareSql<{ cid: Uint8Array; data: Uint8Array }>(db.$client, sql`SELECT ${sql.identifier('cid')}, ${sql.identifier('data')} FROM ${blocks}`),
     }
   }
 
   override async put(cid: CID, val: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CID> {
-    this.q.put.run(cid.multihash.bytes, cid.bytes, await toBytes(val))
+    this.q.put.run({ mh: cid.multihash.bytes, cid: cid.bytes, data: await toBytes(val) })
     return cid
   }
 
   override *get(cid: CID): Generator<Uint8Array> {
-    const row = this.q.get.get(cid.multihash.bytes) as { data: Uint8Array } | null
+    const row = this.q.get.get({ mh: cid.multihash.bytes })
     if (!row) throw new NotFoundError(`block ${cid} not found`)
     yield row.data
   }
 
-  override has(cid: CID): boolean { return this.q.has.get(cid.multihash.bytes) != null }
-  override delete(cid: CID): void { this.q.del.run(cid.multihash.bytes) }
+  override has(cid: CID): boolean { return this.q.has.get({ mh: cid.multihash.bytes }) !== undefined }
+  override delete(cid: CID): void { this.q.del.run({ mh: cid.multihash.bytes }) }
 
   override *getAll(): Generator<Pair> {
-    for (const r of this.q.all.iterate() as Iterable<{ cid: Uint8Array; data: Uint8Array }>) {
+    for (const r of this.q.all.iterate()) {
       const data = r.data
       yield { cid: CID.decode(r.cid), bytes: (function* () { yield data })() }
     }
@@ -142,31 +161,99 @@ export class SqliteBlockstore extends BaseBlockstore {
 }
 
 export class SqliteDatastore extends BaseDatastore {
-  private q: Record<'put' | 'get' | 'has' | 'del' | 'prefix', Statement>
-  constructor(db: Database) {
+  private q
+  constructor(db: IpfsDb) {
     super()
+    const byKey = eq(kv.k, p('k'))
     this.q = {
-      put: db.prepare('INSERT INTO ipfs_kv (k, v) VALUES (?1, ?2) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
-      get: db.prepare('SELECT v FROM ipfs_kv WHERE k = ?1'),
-      has: db.prepare('SELECT 1 AS x FROM ipfs_kv WHERE k = ?1'),
-      del: db.prepare('DELETE FROM ipfs_kv WHERE k = ?1'),
-      prefix: db.prepare("SELECT k, v FROM ipfs_kv WHERE k >= ?1 AND k < ?1 || x'ff' ORDER BY k"),
+      put: db.insert(kv).values({ k: p('k'), v: p('v') }).onConflictDoUpdate({ target: kv.k, set: { v: sql`excluded.v` } }).prepare(),
+      get: db.select({ v: kv.v }).from(kv).where(byKey).prepare(),
+      has: db.select({ x: sql<number>`1` }).from(kv).where(byKey).prepare(),
+      del: db.delete(kv).where(byKey).prepare(),
+      prefix: db.select({ k: kv.k, v: kv.v }).from(kv).where(and(gte(kv.k, p('prefix')), lt(kv.k, sql`${p('prefix')} || x'ff'`))).orderBy(kv.k).prepare(),
     }
   }
 
-  override put(key: Key, val: Uint8Array): Key { this.q.put.run(key.toString(), val); return key }
+  override put(key: Key, val: Uint8Array): Key { this.q.put.run({ k: key.toString(), v: val }); return key }
   override get(key: Key): Uint8Array {
-    const row = this.q.get.get(key.toString()) as { v: Uint8Array } | null
+    const row = this.q.get.get({ k: key.toString() })
     if (!row) throw new NotFoundError(`key ${key} not found`)
     return row.v
   }
-  override has(key: Key): boolean { return this.q.has.get(key.toString()) != null }
-  override delete(key: Key): void { this.q.del.run(key.toString()) }
+  override has(key: Key): boolean { return this.q.has.get({ k: key.toString() }) !== undefined }
+  override delete(key: Key): void { this.q.del.run({ k: key.toString() }) }
 
   override *_all(q: Query): Generator<KvPair> {
-    for (const r of this.q.prefix.iterate(q.prefix ?? '') as Iterable<{ k: string; v: Uint8Array }>) yield { key: new Key(r.k), value: r.v }
+    for (const r of this.q.prefix.all({ prefix: q.prefix ?? '' })) yield { key: new Key(r.k), value: r.v }
   }
   override *_allKeys(q: KeyQuery): Generator<Key> {
-    for (const r of this.q.prefix.iterate(q.prefix ?? '') as Iterable<{ k: string }>) yield new Key(r.k)
+    for (const r of this.q.prefix.all({ prefix: q.prefix ?? '' })) yield new Key(r.k)
+  }
+}
+
+/**
+ * ipfs.db as the node uses it: opened and brought to the current layout, the node's block writes
+ * (a root's pin with it) and reads, and Helia's stores over the same connection.
+ */
+export class IpfsStore {
+  /** Stores one block; `pinnedAt` (the root's) pins it, null stores it unpinned. */
+  readonly putBlock: (b: { cid: CID; data: Uint8Array }, pinnedAt: number | null) => void
+  private db: IpfsDb
+  private q
+
+  private constructor(private conn: Database, layout: number) {
+    const db = this.db = drizzle({ client: conn })
+    if (layout >= 2) {
+      // The block and its pin in one row: a root stored again unpinned (or pinned before) keeps its first pin time.
+      const put = db.insert(blocks).values({ mh: p('mh'), cid: p('cid'), data: p('data'), pinnedAt: p('pinnedAt') })
+        .onConflictDoUpdate({ target: blocks.mh, set: { pinnedAt: sql`excluded.pinned_at` }, setWhere: sql`${blocks.pinnedAt} IS NULL AND excluded.pinned_at IS NOT NULL` }).prepare()
+      this.putBlock = (b, pinnedAt) => { put.run({ mh: b.cid.multihash.bytes, cid: b.cid.bytes, data: b.data, pinnedAt }) }
+    } else { // a store whose upgrade failed: its pins table
+      const put = db.insert(blocks).values({ mh: p('mh'), cid: p('cid'), data: p('data') }).onConflictDoNothing().prepare()
+      const pin = db.insert(legacyPins).values({ cid: p('cid'), createdAt: p('createdAt') }).onConflictDoNothing().prepare()
+      this.putBlock = (b, pinnedAt) => {
+        put.run({ mh: b.cid.multihash.bytes, cid: b.cid.bytes, data: b.data })
+        if (pinnedAt !== null) pin.run({ cid: b.cid.toString(), createdAt: pinnedAt })
+      }
+    }
+    this.q = {
+      has: db.select({ x: sql<number>`1` }).from(blocks).where(eq(blocks.mh, p('mh'))).prepare(),
+      data: db.select({ data: blocks.data }).from(blocks).where(eq(blocks.mh, p('mh'))).prepare(),
+    }
+  }
+
+  /** Opens ipfs.db in `dataDir` and creates or upgrades its layout (`schema` says how it went; initIpfsSchema). */
+  static open(dataDir: string, onUpgrade?: (bytes: number) => void): { store: IpfsStore; schema: IpfsSchemaResult } {
+    const conn = new Database(join(dataDir, 'ipfs.db'), { create: true, strict: true })
+    conn.run('PRAGMA journal_mode = WAL')
+    conn.run('PRAGMA synchronous = NORMAL')
+    conn.run('PRAGMA busy_timeout = 5000')
+    conn.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES.alone}`) // as taskgate.db (src/db/checkpointer.ts)
+    const schema = initIpfsSchema(conn, onUpgrade)
+    return { store: new IpfsStore(conn, schema.version), schema }
+  }
+
+  has(cid: CID): boolean { return this.q.has.get({ mh: cid.multihash.bytes }) !== undefined }
+  /** The raw bytes of one block. */
+  block(cid: CID): Uint8Array | null { return this.q.data.get({ mh: cid.multihash.bytes })?.data ?? null }
+
+  /** The connection, for the group commit and the checkpointer (src/db/checkpointer.ts), which sets its threshold. */
+  get connection(): Database { return this.conn }
+
+  blockstore(): SqliteBlockstore { return new SqliteBlockstore(this.db) }
+  datastore(): SqliteDatastore { return new SqliteDatastore(this.db) }
+
+  /** Whether ipfs.db answers a trivial query; never throws. */
+  healthy(): boolean {
+    try { this.conn.query('SELECT 1').get(); return true } catch { return false }
+  }
+
+  /** The storage monitor's probe: a tiny committed write (throws while the disk is full). */
+  probe(): void { storageProbe(this.conn) }
+
+  /** Checkpoints the log into the file (a full disk leaves it, replayed at the next start) and closes. */
+  close(): void {
+    try { this.conn.run('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* a full disk: the WAL stays and is replayed at the next start */ }
+    this.conn.close()
   }
 }

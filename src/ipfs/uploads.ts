@@ -2,10 +2,10 @@
 // operator's rolling 24 h quota (by default 100 uploads and 200 MiB per
 // operator: docs/security.md, "Limits").
 // Uploads in flight are counted too, so parallel requests cannot all slip under the quota.
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { tooManyRequests } from '../http/errors'
 import type { IpfsNode } from './node'
+import type { UploadRepository } from './repository'
 
 const DAY = 86_400_000
 
@@ -13,19 +13,13 @@ export interface UploadLimits { perDay: number; bytesPerDay: number }
 
 export class UploadService {
   private inflight = new Map<string, { n: number; bytes: number }>()
-  private q
 
-  constructor(db: Database, private clock: Clock, private ipfs: IpfsNode, private limits: UploadLimits) {
-    this.q = {
-      usage: db.prepare('SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, min(created_at) AS oldest FROM uploads WHERE operator_id = ?1 AND created_at > ?2'),
-      insert: db.prepare('INSERT INTO uploads (operator_id, cid, size, created_at) VALUES (?1, ?2, ?3, ?4)'),
-    }
-  }
+  constructor(private repo: UploadRepository, private clock: Clock, private ipfs: IpfsNode, private limits: UploadLimits) {}
 
   /** Refuses (429 UPLOAD_QUOTA_EXCEEDED) an upload of `size` bytes that would exceed the quota. */
   assertQuota(operatorId: string, size: number): void {
     const now = this.clock.now()
-    const used = this.q.usage.get(operatorId, now - DAY) as { n: number; bytes: number; oldest: number | null }
+    const used = this.repo.usage(operatorId, now - DAY)
     const pending = this.inflight.get(operatorId) ?? { n: 0, bytes: 0 }
     const n = used.n + pending.n, bytes = used.bytes + pending.bytes
     if (n + 1 <= this.limits.perDay && bytes + size <= this.limits.bytesPerDay) return
@@ -43,7 +37,7 @@ export class UploadService {
     this.inflight.set(operatorId, slot)
     try {
       const cid = await this.ipfs.addBytes(bytes)
-      this.q.insert.run(operatorId, cid, bytes.byteLength, this.clock.now())
+      this.repo.insert(operatorId, cid, bytes.byteLength, this.clock.now())
       return cid
     } finally {
       slot.n--; slot.bytes -= bytes.byteLength

@@ -12,15 +12,15 @@
 // outcome cannot be written, is parked in memory (its row stays 'running') and runs again, as
 // the same attempt, once the storage monitor says space is back; nothing is claimed meanwhile.
 // After a restart such a row is recovered like any other interrupted job.
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
 import type { GroupCommitter } from '../db/group-commit'
+import type { Transactor } from '../db/transactor'
+import type { JobRepository, JobRow } from './repository'
+
+export type { JobRow }
 import { isStorageFull, type StorageMonitor } from '../db/storage'
 
-export interface JobRow {
-  id: number; kind: string; payload: string; status: string; runAt: number; attempts: number; maxAttempts: number
-}
 export type JobHandler = (payload: any, job: JobRow) => void | Promise<void>
 
 export interface EnqueueOptions { runAt?: number; dedupeKey?: string; maxAttempts?: number }
@@ -46,7 +46,6 @@ export class JobRunner {
   private idle: Promise<void> | null = null
   private resolveIdle: (() => void) | null = null
   private lastTickAt = 0
-  private stmts
   private storage: StorageMonitor | null = null
   private offRecovered: (() => void) | undefined
   /** False between start() and the moment its own writes (recovery, the prune schedule) succeeded. */
@@ -60,30 +59,9 @@ export class JobRunner {
   /** Run by start-up right after the interrupted rows are recovered, before anything is claimed (addStartupHook). */
   private startupHooks: (() => void)[] = []
 
-  constructor(private sqlite: Database, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
-    this.stmts = {
-      insert: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
-        VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?6) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING RETURNING id`),
-      // A job claimed as it is enqueued is written running at once: one INSERT instead of an INSERT
-      // and the claim's UPDATE, and no entry in the pending-only dedupe index to add and remove.
-      insertRunning: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, created_at, updated_at)
-        VALUES (?1, ?2, 'running', ?3, ?4, ?5, 1, ?6, ?6) RETURNING id`),
-      // The retry of a job that ran without a row: pending, with its first attempt counted.
-      insertRetry: sqlite.prepare(`INSERT INTO jobs (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
-        VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?8) ON CONFLICT(dedupe_key) WHERE status = 'pending' DO NOTHING`),
-      pendingTwin: sqlite.prepare(`SELECT 1 AS x FROM jobs WHERE dedupe_key = ?1 AND status = 'pending'`),
-      due: sqlite.prepare(`SELECT id, kind, payload, status, run_at AS runAt, attempts, max_attempts AS maxAttempts FROM jobs
-        WHERE status = 'pending' AND run_at <= ?1 ORDER BY run_at, id LIMIT ?2`),
-      claim: sqlite.prepare(`UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1 AND status = 'pending'`),
-      claimed: sqlite.prepare(`SELECT kind, payload FROM jobs WHERE id = ?1 AND status = 'running'`),
-      done: sqlite.prepare(`UPDATE jobs SET status = 'done', updated_at = ?2 WHERE id = ?1`),
-      retry: sqlite.prepare(`UPDATE jobs SET status = 'pending', run_at = ?2, last_error = ?3, updated_at = ?4 WHERE id = ?1`),
-      fail: sqlite.prepare(`UPDATE jobs SET status = 'failed', last_error = ?2, updated_at = ?3 WHERE id = ?1`),
-      recover: sqlite.prepare(`UPDATE jobs SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END, last_error = CASE WHEN attempts >= max_attempts THEN 'interrupted on its last attempt' ELSE last_error END, updated_at = ?1 WHERE status = 'running'`),
-      prune: sqlite.prepare(`DELETE FROM jobs WHERE status IN ('done', 'failed') AND updated_at < ?1`),
-    }
+  constructor(private repo: JobRepository, private tx: Transactor, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
     this.register('jobs.prune', () => {
-      const removed = this.stmts.prune.run(this.clock.now() - 7 * 86_400_000).changes
+      const removed = this.repo.prune(this.clock.now() - 7 * 86_400_000)
       if (removed) this.log.info({ removed }, 'pruned finished jobs')
       this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 86_400_000, dedupeKey: 'jobs.prune' })
     })
@@ -96,8 +74,7 @@ export class JobRunner {
 
   /** Jobs waiting to run and jobs that failed for good (the `taskgate_jobs_*` gauges). */
   counts(): { pending: number; failed: number } {
-    const n = (status: string) => (this.sqlite.query('SELECT count(*) AS n FROM jobs WHERE status = ?1').get(status) as { n: number }).n
-    return { pending: n('pending'), failed: n('failed') }
+    return { pending: this.repo.count('pending'), failed: this.repo.count('failed') }
   }
 
   /**
@@ -112,15 +89,15 @@ export class JobRunner {
     const maxAttempts = o.maxAttempts ?? 5
     const dedupeKey = o.dedupeKey ?? null
     if (runAt <= now && this.startupDone && !this.storage?.full && this.inflight.size + this.ready.length < this.concurrency) {
-      if (dedupeKey !== null && this.stmts.pendingTwin.get(dedupeKey)) return null // only a pending job holds its key
-      const row = this.stmts.insertRunning.get(kind, json, runAt, maxAttempts, dedupeKey, now) as { id: number }
-      this.ready.push({ id: row.id, kind, payload: json, status: 'running', runAt, attempts: 0, maxAttempts })
+      if (dedupeKey !== null && this.repo.hasPending(dedupeKey)) return null // only a pending job holds its key
+      const id = this.repo.insertRunning({ kind, payload: json, runAt, maxAttempts, dedupeKey, now })
+      this.ready.push({ id, kind, payload: json, status: 'running', runAt, attempts: 0, maxAttempts })
       if (this.ready.length === 1) queueMicrotask(() => this.startReady())
-      return row.id
+      return id
     }
-    const row = this.stmts.insert.get(kind, json, runAt, maxAttempts, dedupeKey, now) as { id: number } | null
-    if (row && runAt <= now) this.backlog = true // stays pending: pump() takes it when a job finishes
-    return row?.id ?? null
+    const id = this.repo.insert({ kind, payload: json, runAt, maxAttempts, dedupeKey, now })
+    if (id !== null && runAt <= now) this.backlog = true // stays pending: pump() takes it when a job finishes
+    return id
   }
 
   /**
@@ -159,7 +136,7 @@ export class JobRunner {
     const started = new Set<number>()
     for (const job of batch) {
       if (isInline(job)) { if (job.committed()) this.launch(job); else job.abandoned?.(); continue }
-      const cur = this.stmts.claimed.get(job.id) as { kind: string; payload: string } | null
+      const cur = this.repo.claimed(job.id)
       if (!cur || cur.kind !== job.kind || cur.payload !== job.payload || started.has(job.id)) continue
       started.add(job.id)
       this.launch(job)
@@ -173,7 +150,7 @@ export class JobRunner {
    */
   finishIn(job: JobRow): void {
     if (isInline(job)) return // no row to mark
-    this.stmts.done.run(job.id, this.clock.now())
+    this.repo.done(job.id, this.clock.now())
     this.finished.add(job.id)
   }
 
@@ -208,11 +185,11 @@ export class JobRunner {
   private startup(): boolean {
     if (this.startupDone) return true
     try {
-      this.sqlite.transaction(() => {
-        const recovered = this.stmts.recover.run(this.clock.now()).changes
+      this.tx.write(() => {
+        const recovered = this.repo.recover(this.clock.now())
         if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
         for (const hook of this.startupHooks) hook()
-      }).immediate()
+      })
       this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
       this.startupDone = true
     } catch (e) {
@@ -242,7 +219,7 @@ export class JobRunner {
   drain(): Promise<void> {
     this.lastTickAt = Date.now()
     if (!this.storage?.full && this.startup()) {
-      if (this.ready.length && !this.sqlite.inTransaction) this.startReady() // claimed by enqueue(), not started yet
+      if (this.ready.length && !this.repo.inTransaction()) this.startReady() // claimed by enqueue(), not started yet
       this.resumeParked()
       this.pump()
     }
@@ -255,12 +232,12 @@ export class JobRunner {
     this.pumping = true
     try {
       while (this.inflight.size < this.concurrency) {
-        const due = this.stmts.due.all(this.clock.now(), this.concurrency - this.inflight.size) as JobRow[]
+        const due = this.repo.due(this.clock.now(), this.concurrency - this.inflight.size)
         if (due.length === 0) break
         let started = 0
         for (const job of due) {
           if (this.inflight.size >= this.concurrency) break
-          if (this.stmts.claim.run(job.id, this.clock.now()).changes === 0) continue
+          if (!this.repo.claim(job.id, this.clock.now())) continue
           started++
           this.launch(job)
         }
@@ -301,8 +278,8 @@ export class JobRunner {
       if (!failure) {
         // Marking done may share a commit with others: if it is lost in a crash the job runs again,
         // and handlers are idempotent.
-        if (this.group) await this.group.run(() => this.stmts.done.run(job.id, this.clock.now()))
-        else this.stmts.done.run(job.id, this.clock.now())
+        if (this.group) await this.group.run(() => this.repo.done(job.id, this.clock.now()))
+        else this.repo.done(job.id, this.clock.now())
         return
       }
       const e = failure.error
@@ -311,16 +288,16 @@ export class JobRunner {
       if (isInline(job)) { // its first attempt failed: from now on a row, pending its retry
         if (attempts >= job.maxAttempts) this.log.error({ kind: job.kind, attempts, err: msg }, 'job failed permanently')
         else {
-          this.stmts.insertRetry.run(job.kind, job.payload, this.clock.now() + backoffMs(attempts), job.maxAttempts, job.dedupeKey, attempts, msg, this.clock.now())
+          this.repo.insertRetry({ kind: job.kind, payload: job.payload, runAt: this.clock.now() + backoffMs(attempts), maxAttempts: job.maxAttempts, dedupeKey: job.dedupeKey, attempts, lastError: msg, now: this.clock.now() })
           this.log.warn({ kind: job.kind, attempts, err: msg }, 'job failed; will retry')
         }
         return
       }
       if (attempts >= job.maxAttempts) {
-        this.stmts.fail.run(job.id, msg, this.clock.now())
+        this.repo.fail(job.id, msg, this.clock.now())
         this.log.error({ jobId: job.id, kind: job.kind, attempts, err: msg }, 'job failed permanently')
       } else {
-        this.stmts.retry.run(job.id, this.clock.now() + backoffMs(attempts), msg, this.clock.now())
+        this.repo.retry(job.id, this.clock.now() + backoffMs(attempts), msg, this.clock.now())
         this.log.warn({ jobId: job.id, kind: job.kind, attempts, err: msg }, 'job failed; will retry')
       }
     } catch (e) {

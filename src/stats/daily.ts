@@ -2,9 +2,9 @@
 // triggers keep in the same transaction as every task write (migrations/0006_lists.sql): tasks by
 // status, credits spent, verified count and latency percentiles per UTC day of the task's creation,
 // per operator or over all operators (system tasks excluded). One indexed query per request.
-import type { Database, Statement } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import { percentiles } from './histogram'
+import type { DailyRow, StatsRepository } from './repository'
 
 export const DAY_MS = 86_400_000
 export const DAY_CHOICES = ['7', '30', '90'] as const
@@ -12,34 +12,19 @@ export const DAY_CHOICES = ['7', '30', '90'] as const
 const isoDay = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10)
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d
 
-interface DailyRow { day: number; total: number; completed: number; failed: number; processing: number; queued: number; pendingApproval: number; credits: number; verified: number }
-
 const PERCENTILES = [0.5, 0.95]
 
 export class DailyStats {
-  private q: { totals: Statement; histogram: Statement; overall: Statement }
-
-  constructor(db: Database, private clock: Clock) {
-    this.q = {
-      totals: db.prepare(`SELECT day, total, completed, failed, processing, queued, pending_approval AS pendingApproval, credits, verified
-        FROM task_daily WHERE operator_id = ?1 AND day BETWEEN ?2 AND ?3`),
-      // [day, bucket, n] in primary-key order: each day's buckets ascending, read as arrays (a
-      // 90-day series is ~3,000 rows; objects with the totals' columns cost most of the request).
-      histogram: db.prepare('SELECT day, bucket, n FROM task_latency_daily WHERE operator_id = ?1 AND day BETWEEN ?2 AND ?3 ORDER BY day, bucket'),
-      overall: db.prepare(`SELECT (SELECT count(*) FROM operators) AS operators, (SELECT count(*) FROM agents) AS agents,
-        d.total, d.completed, d.verified, d.latency_n AS latencyN, d.latency_sum AS latencySum
-        FROM (SELECT 1) LEFT JOIN task_daily d ON d.operator_id = '' AND d.day = -1`),
-    }
-  }
+  constructor(private repo: StatsRepository, private clock: Clock) {}
 
   /** `days` UTC days ending today (the service clock), oldest first, zero-filled. `operatorId` '' = all operators. */
   series(operatorId: string, days: number) {
     const today = Math.floor(this.clock.now() / DAY_MS)
     const first = today - days + 1
     const totals = new Map<number, DailyRow>()
-    for (const r of this.q.totals.all(operatorId, first, today) as DailyRow[]) totals.set(r.day, r)
+    for (const r of this.repo.totals(operatorId, first, today)) totals.set(r.day, r)
     const latency = new Map<number, (number | null)[]>()
-    const rows = this.q.histogram.values(operatorId, first, today) as [number, number, number][]
+    const rows = this.repo.histogram(operatorId, first, today)
     for (let i = 0; i < rows.length;) {
       const day = rows[i]![0]
       let end = i
@@ -66,7 +51,7 @@ export class DailyStats {
 
   /** GET /api/v1/public/stats: all-time figures over all operators (system tasks excluded). */
   overall() {
-    const r = this.q.overall.get() as { operators: number; agents: number; total: number | null; completed: number | null; verified: number | null; latencyN: number | null; latencySum: number | null }
+    const r = this.repo.overall()
     return {
       totalTasks: r.total ?? 0, totalOperators: r.operators, totalAgents: r.agents,
       avgLatencyMs: r.latencyN ? round(r.latencySum! / r.latencyN, 2) : 0,

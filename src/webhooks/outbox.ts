@@ -11,13 +11,14 @@
 // (src/lib/outbound.ts; docs/security.md, "Outbound requests"): a refused address fails the
 // delivery at once, before any connection, so it records a refusal and never an HTTP status.
 import { createHmac } from 'node:crypto'
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock'
 import type { JobRunner } from '../jobs/runner'
 import type { Logger } from '../log'
 import { newId } from '../lib/ids'
 import { WEBHOOK_FIELDS } from '../chain/signer'
 import type { Outbound } from '../lib/outbound'
+import type { Transactor } from '../db/transactor'
+import type { DeliveryOutcome, WebhookRepository } from './repository'
 
 export const MAX_ATTEMPTS = 8
 export const FIRST_BACKOFF_MS = 10_000
@@ -39,8 +40,6 @@ export function webhookMessage(body: Record<string, unknown>): Record<string, st
 
 export const hmacHeader = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`
 
-interface Row { id: string; operatorId: string; event: string; url: string; body: string; status: string; attempts: number; lastStatus: number | null; lastError: string | null; nextAttemptAt: number | null; createdAt: number }
-
 export interface OutboxDeps {
   signer: { address: string; signWebhook(m: Record<string, string>): Promise<string> }
   /** The HMAC key of the operator's webhooks: the configured secret, else the derived one. */
@@ -50,23 +49,10 @@ export interface OutboxDeps {
 }
 
 export class WebhookOutbox {
-  private q
   /** Deliveries being attempted right now (never two attempts of one delivery at once). */
   private inflight = new Set<string>()
 
-  constructor(private db: Database, private clock: Clock, private jobs: JobRunner, private log: Logger, private deps: OutboxDeps) {
-    const cols = 'id, operator_id AS operatorId, event, url, body, status, attempts, last_status AS lastStatus, last_error AS lastError, next_attempt_at AS nextAttemptAt, created_at AS createdAt'
-    this.q = {
-      insert: db.prepare(`INSERT INTO webhook_deliveries (id, operator_id, approval_id, event, url, body, status, attempts, next_attempt_at, created_at, updated_at)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?7, ?7)`),
-      get: db.prepare(`SELECT ${cols} FROM webhook_deliveries WHERE id = ?1`),
-      page: db.prepare(`SELECT ${cols} FROM webhook_deliveries WHERE operator_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3`),
-      count: db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE operator_id = ?1'),
-      pending: db.prepare("SELECT id, next_attempt_at AS nextAttemptAt FROM webhook_deliveries WHERE status = 'pending'"),
-      record: db.prepare('UPDATE webhook_deliveries SET status = ?2, attempts = ?3, last_status = ?4, last_error = ?5, next_attempt_at = ?6, updated_at = ?7 WHERE id = ?1'),
-      prune: db.prepare("DELETE FROM webhook_deliveries WHERE created_at < ?1 AND status != 'pending'"),
-    }
-  }
+  constructor(private repo: WebhookRepository, private tx: Transactor, private clock: Clock, private jobs: JobRunner, private log: Logger, private deps: OutboxDeps) {}
 
   /** Starts an attempt without waiting for it (the job is done once it started). */
   launch(id: string): void {
@@ -79,7 +65,7 @@ export class WebhookOutbox {
 
   /** At start: every pending delivery has a job (one stopped in mid-attempt had its job marked done). */
   recover(): number {
-    const rows = this.q.pending.all() as { id: string; nextAttemptAt: number | null }[]
+    const rows = this.repo.pending()
     const now = this.clock.now()
     for (const r of rows) this.jobs.enqueue('webhook.deliver', { id: r.id }, { runAt: Math.max(now, r.nextAttemptAt ?? now), dedupeKey: `webhook:${r.id}`, maxAttempts: 3 })
     return rows.length
@@ -89,7 +75,7 @@ export class WebhookOutbox {
   enqueue(operatorId: string, approvalId: string | null, url: string, body: WebhookBody): string {
     const id = newId('whd')
     const now = this.clock.now()
-    this.q.insert.run(id, operatorId, approvalId, body.event, url, JSON.stringify(body), now)
+    this.repo.insert({ id, operatorId, approvalId, event: body.event, url, body: JSON.stringify(body), now })
     this.jobs.enqueue('webhook.deliver', { id }, { runAt: now, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
     return id
   }
@@ -100,12 +86,12 @@ export class WebhookOutbox {
    * many it deleted.
    */
   prune(before: number): number {
-    return this.db.transaction(() => this.q.prune.run(before).changes).immediate()
+    return this.tx.write(() => this.repo.prune(before))
   }
 
   list(operatorId: string, page: number, limit: number) {
-    const rows = this.q.page.all(operatorId, limit, (page - 1) * limit) as Row[]
-    const total = (this.q.count.get(operatorId) as { n: number }).n
+    const rows = this.repo.page(operatorId, limit, (page - 1) * limit)
+    const total = this.repo.count(operatorId)
     const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
     return {
       data: rows.map((r) => ({ id: r.id, event: r.event, url: r.url, status: r.status, attempts: r.attempts, lastStatus: r.lastStatus, lastError: r.lastError, nextAttemptAt: iso(r.nextAttemptAt), createdAt: iso(r.createdAt)! })),
@@ -115,7 +101,7 @@ export class WebhookOutbox {
 
   /** One attempt (the job handler). Never throws: the outbox keeps its own schedule of retries. */
   async deliver(id: string): Promise<void> {
-    const row = this.q.get.get(id) as Row | null
+    const row = this.repo.get(id)
     if (!row || row.status !== 'pending') return
     const now = this.clock.now()
     if (row.nextAttemptAt !== null && row.nextAttemptAt > now) { // not due yet (a job run early after a restart): run then
@@ -128,7 +114,7 @@ export class WebhookOutbox {
     // Again at delivery time (DNS may have changed), and the request goes to the address checked now.
     const target = await this.deps.outbound.target(row.url)
     if ('refused' in target && !target.transient) {
-      this.q.record.run(id, 'failed', attempts, null, `not delivered: ${target.refused}`, null, this.clock.now())
+      this.record(id, 'failed', attempts, null, `not delivered: ${target.refused}`, null, this.clock.now())
       this.log.warn({ deliveryId: id, url: row.url }, 'webhook URL refused at delivery time')
       return
     }
@@ -147,7 +133,7 @@ export class WebhookOutbox {
       status = res.status
       await res.body?.cancel().catch(() => {})
       if (res.status >= 200 && res.status < 300) {
-        this.q.record.run(id, 'delivered', attempts, status, null, null, this.clock.now())
+        this.record(id, 'delivered', attempts, status, null, null, this.clock.now())
         return
       }
       error = `HTTP ${res.status}`
@@ -156,14 +142,18 @@ export class WebhookOutbox {
     }
     const after = this.clock.now()
     if (attempts >= MAX_ATTEMPTS) {
-      this.q.record.run(id, 'failed', attempts, status, error, null, after)
+      this.record(id, 'failed', attempts, status, error, null, after)
       this.log.warn({ deliveryId: id, attempts, err: error }, 'webhook delivery failed for good')
       return
     }
     const next = after + FIRST_BACKOFF_MS * 2 ** (attempts - 1)
-    this.db.transaction(() => {
-      this.q.record.run(id, 'pending', attempts, status, error, next, after)
+    this.tx.write(() => {
+      this.record(id, 'pending', attempts, status, error, next, after)
       this.jobs.enqueue('webhook.deliver', { id }, { runAt: next, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
-    }).immediate()
+    })
+  }
+
+  private record(id: string, status: string, attempts: number, lastStatus: number | null, lastError: string | null, nextAttemptAt: number | null, now: number): void {
+    this.repo.record(id, { status, attempts, lastStatus, lastError, nextAttemptAt, now } satisfies DeliveryOutcome)
   }
 }

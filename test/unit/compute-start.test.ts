@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Clock } from '../../src/clock'
+import { ComputeRepository } from '../../src/compute/repository'
+import { SqliteTransactor } from '../../src/db/transactor'
 import { ComputeService } from '../../src/compute/service'
 import { migrate, openDb, type Db } from '../../src/db'
 import { createLogger } from '../../src/log'
@@ -23,7 +25,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tg-compute-start-'))
   db = openDb(dir)
   migrate(db)
-  compute = new ComputeService(db.$client, new Clock(), createLogger('silent'), 5000, Buffer.alloc(32, 7))
+  compute = new ComputeService(new ComputeRepository(db), new SqliteTransactor(db.$client), new Clock(), createLogger('silent'), 5000, Buffer.alloc(32, 7))
 })
 afterEach(() => {
   db.$client.close()

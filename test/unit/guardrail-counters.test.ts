@@ -10,13 +10,17 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Clock } from '../../src/clock'
 import { GuardrailStore } from '../../src/guardrails/store'
+import { GuardrailRepository } from '../../src/guardrails/repository'
+import { JobRepository } from '../../src/jobs/repository'
+import { MetaRepository } from '../../src/db/meta'
+import { SqliteTransactor } from '../../src/db/transactor'
 import { JobRunner } from '../../src/jobs/runner'
 import { createLogger } from '../../src/log'
 import { TaskStore } from '../../src/tasks/store'
 import { migratedDb } from '../helpers/db'
 
 const DAY = 86_400_000
-const { sqlite, close } = migratedDb('tg-spend-daily')
+const { db, sqlite, close } = migratedDb('tg-spend-daily')
 afterAll(close)
 
 const REASONS = ['task_debit', 'compute_debit', 'task_refund', 'compute_refund', 'grant', 'topup', 'refill']
@@ -62,8 +66,9 @@ const migrationStatements = () => readFileSync(join(import.meta.dir, '../../migr
 
 // maxTasksPerHour: tasks of three operators over three hours, at random milliseconds, in every
 // state stage 1 and later stages leave them in, then moved between states and some deleted.
-const clock = new Clock(sqlite)
-const guardrails = new GuardrailStore(sqlite, clock, new JobRunner(sqlite, clock, createLogger('silent')), Buffer.alloc(32), () => 1)
+const clock = new Clock(new MetaRepository(db))
+const tx = new SqliteTransactor(sqlite)
+const guardrails = new GuardrailStore(new GuardrailRepository(db), tx, clock, new JobRunner(new JobRepository(db), tx, clock, createLogger('silent')), Buffer.alloc(32), () => 1)
 const tasks = new TaskStore(sqlite)
 const HOUR = 3_600_000
 const t0 = Date.UTC(2026, 10, 20, 9, 0, 0, 0)

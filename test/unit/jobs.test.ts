@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { Clock } from '../../src/clock'
 import { migrate, openDb, type Db } from '../../src/db'
 import { JobRunner, type JobRow } from '../../src/jobs/runner'
+import { JobRepository } from '../../src/jobs/repository'
+import { MetaRepository } from '../../src/db/meta'
+import { SqliteTransactor } from '../../src/db/transactor'
 import { createLogger } from '../../src/log'
 
 const T0 = 1_800_000_000_000
@@ -21,14 +24,15 @@ let clock: Clock
 let runner: JobRunner
 const log = createLogger('silent')
 const extra: JobRunner[] = []
+const runnerOn = (db: Db, clock: Clock, log: ReturnType<typeof createLogger>, concurrency?: number) => new JobRunner(new JobRepository(db), new SqliteTransactor(db.$client), clock, log, concurrency)
 
 beforeEach(() => {
   setSystemTime(new Date(T0))
   dir = mkdtempSync(join(tmpdir(), 'tg-jobs-'))
   db = openDb(dir)
   migrate(db)
-  clock = new Clock(db.$client)
-  runner = new JobRunner(db.$client, clock, log)
+  clock = new Clock(new MetaRepository(db))
+  runner = runnerOn(db, clock, log)
 })
 afterEach(async () => {
   await runner.stop()
@@ -98,7 +102,7 @@ describe('enqueue and drain', () => {
   })
 
   test('one drain() runs every due job even when there are more than the runner takes at once', async () => {
-    const small = new JobRunner(db.$client, clock, log, 2)
+    const small = runnerOn(db, clock, log, 2)
     extra.push(small)
     let n = 0
     small.register('many', () => { n++ })
@@ -306,7 +310,7 @@ describe('crash recovery and concurrency', () => {
     db.$client.run("UPDATE jobs SET status = 'running', attempts = 1 WHERE id = ?1", [id])
     // A fresh runner, as after a restart.
     const seen: { payload: unknown; attempts: number }[] = []
-    const next = new JobRunner(db.$client, clock, log)
+    const next = runnerOn(db, clock, log)
     extra.push(next)
     next.register('work', (payload, job) => { seen.push({ payload, attempts: job.attempts }) })
     await next.drain()
@@ -321,7 +325,7 @@ describe('crash recovery and concurrency', () => {
   test('start() schedules jobs.prune once, a minute out', async () => {
     runner.start(3_600_000)
     await runner.stop()
-    const again = new JobRunner(db.$client, clock, log)
+    const again = runnerOn(db, clock, log)
     extra.push(again)
     again.start(3_600_000)
     const prune = rowsOf('jobs.prune')
@@ -372,7 +376,7 @@ describe('crash recovery and concurrency', () => {
   })
 
   test('two runners on the same database (two processes) never run a job twice', async () => {
-    const other = new JobRunner(db.$client, clock, log)
+    const other = runnerOn(db, clock, log)
     extra.push(other)
     const g = gate()
     const count = new Map<number, number>()
@@ -419,7 +423,7 @@ describe('claimed at enqueue', () => {
   })
 
   test('with no room left, a due job stays pending and starts when a running one finishes', async () => {
-    const small = new JobRunner(db.$client, clock, log, 1)
+    const small = runnerOn(db, clock, log, 1)
     extra.push(small)
     const g = gate()
     const ran: number[] = []
@@ -533,7 +537,7 @@ describe('without a row (enqueueInline)', () => {
   })
 
   test('false (enqueue it instead) before start(), and when the runner has no room', async () => {
-    const small = new JobRunner(db.$client, clock, log, 1)
+    const small = runnerOn(db, clock, log, 1)
     extra.push(small)
     const g = gate()
     small.register('i', async () => { await g.p })
@@ -568,7 +572,7 @@ describe('Clock on the database', () => {
     expect(await clock.advance(5000)).toBe(T0 + 5000)
     await clock.advance(2500)
     expect(db.$client.query("SELECT value FROM meta WHERE key = 'clock.offsetMs'").get()).toEqual({ value: '7500' })
-    const reopened = new Clock(db.$client)
+    const reopened = new Clock(new MetaRepository(db))
     expect(reopened.offset()).toBe(7500)
     expect(reopened.now()).toBe(T0 + 7500)
     expect(reopened.iso()).toBe(new Date(T0 + 7500).toISOString())
@@ -581,7 +585,7 @@ describe('Clock on the database', () => {
       await expect(clock.advance(bad)).rejects.toBeInstanceOf(RangeError)
     }
     expect(clock.offset()).toBe(1000)
-    expect(new Clock(db.$client).offset()).toBe(1000)
+    expect(new Clock(new MetaRepository(db)).offset()).toBe(1000)
     expect(await clock.advance(0)).toBe(T0 + 1000)
   })
 
@@ -596,6 +600,6 @@ describe('Clock on the database', () => {
     const c = new Clock()
     await c.advance(100)
     expect(c.now()).toBe(T0 + 100)
-    expect(new Clock(db.$client).offset()).toBe(0)
+    expect(new Clock(new MetaRepository(db)).offset()).toBe(0)
   })
 })

@@ -26,7 +26,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tg-keys-'))
   db = openDb(dir)
   migrate(db)
-  clock = new Clock(db.$client)
+  clock = new Clock()
   const tx = new SqliteTransactor(db.$client)
   keys = new KeyService(new KeyRepository(db), tx, clock, 'testnet')
   const ops = new OperatorService(new OperatorRepository(db), tx, clock, (id) => keys.hasActiveKey(id))

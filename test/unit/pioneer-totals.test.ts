@@ -9,7 +9,7 @@ import { PioneerService } from '../../src/pioneer/service'
 import { migratedDb } from '../helpers/db'
 
 const { db, sqlite, close } = migratedDb('tg-pioneer')
-const pioneer = new PioneerService(new PioneerRepository(db), new Clock(sqlite))
+const pioneer = new PioneerService(new PioneerRepository(db), new Clock())
 afterAll(close)
 
 const sums = () => Object.fromEntries((sqlite.query('SELECT operator_id AS o, sum(points) AS p FROM pioneer_events GROUP BY operator_id').all() as { o: string; p: number }[]).map((r) => [r.o, r.p]))

@@ -1,0 +1,40 @@
+// Prepared statements from drizzle's typed `sql` template, for the queries its query builder cannot
+// say (docs/architecture.md, "Data layer"): an ON CONFLICT target with a WHERE, correlated
+// subqueries, json functions, INDEXED BY. Tables and columns interpolate as names, values as
+// parameters, `sql.placeholder(name)` as a named value given at each call. Rows come back as the
+// driver returns them (column aliases name the fields).
+import type { SQLQueryBindings, Statement } from 'bun:sqlite'
+import { fillPlaceholders, sql, type SQL } from 'drizzle-orm'
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
+import type { Database } from 'bun:sqlite'
+
+const dialect = new SQLiteSyncDialect()
+
+export interface PreparedSql<Row> {
+  get(values?: Record<string, unknown>): Row | undefined
+  all(values?: Record<string, unknown>): Row[]
+  /** Rows as arrays of column values, in the select list's order. */
+  values(values?: Record<string, unknown>): unknown[][]
+  iterate(values?: Record<string, unknown>): IterableIterator<Row>
+  run(values?: Record<string, unknown>): { changes: number }
+}
+
+/** Prepares `query` once on `conn` (the connection of a drizzle `Db`, `db.$client`, or ipfs.db's). */
+export function prepareSql<Row = Record<string, unknown>>(conn: Database, query: SQL): PreparedSql<Row> {
+  const q = dialect.sqlToQuery(query)
+  const stmt: Statement = conn.prepare(q.sql)
+  const args = (v?: Record<string, unknown>) => fillPlaceholders(q.params, v ?? {}) as SQLQueryBindings[]
+  return {
+    get: (v) => (stmt.get(...args(v)) as Row | null) ?? undefined,
+    all: (v) => stmt.all(...args(v)) as Row[],
+    values: (v) => stmt.values(...args(v)) as unknown[][],
+    iterate: (v) => stmt.iterate(...args(v)) as IterableIterator<Row>,
+    run: (v) => stmt.run(...args(v)),
+  }
+}
+
+/** A named value in an UPDATE's SET (drizzle's types take no placeholder there; the statement is the same). */
+export const setTo = (name: string): SQL => sql`${sql.placeholder(name)}`
+
+/** Rows a prepared write changed (bun:sqlite's result, which drizzle's bun-sqlite types leave as void). */
+export const changes = (result: unknown): number => (result as { changes: number }).changes
