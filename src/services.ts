@@ -15,8 +15,10 @@ import { IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
-import { TaskService } from './tasks/service'
-import { TaskStore } from './tasks/store'
+import { TaskService, taskCost } from './tasks/service'
+import { TaskRepository } from './tasks/repository'
+import { TaskLists } from './tasks/list'
+import { SqliteTransactor } from './db/transactor'
 import { WalletService } from './wallet/service'
 import { Faucet } from './money/faucet'
 import { MockUsdc } from './money/usdc'
@@ -92,8 +94,8 @@ export interface Services {
   signer: Signer
   chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
-  /** The tasks table and its timeline (src/tasks/store.ts). */
-  taskStore: TaskStore
+  /** The tasks table and its timeline (src/tasks/repository.ts). */
+  taskStore: TaskRepository
   tasks: TaskService
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
@@ -147,16 +149,17 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const ipfs = await IpfsNode.open(config.dataDir, log)
   const signerSince = (db.$client.query("SELECT value FROM meta WHERE key = 'signer.since'").get() as { value: string } | null)?.value
     ?? (() => { const v = new Date(clock.now()).toISOString(); db.$client.query("INSERT INTO meta (key, value) VALUES ('signer.since', ?1)").run(v); return v })()
-  // Built first: every service whose constructor needs nothing but these. What needs the pipeline,
-  // the tasks or the approvals reaches them through `s` inside a closure, which runs only once the
-  // server runs (buildServices has returned by then).
+  // Built in dependency order, each from exactly what it uses. What needs the pipeline or the tasks,
+  // built further down, reaches them inside a closure, which runs only once the server runs.
   const group = new GroupCommitter(db.$client)
   const jobs = new JobRunner(db.$client, clock, log, 64, group)
   const pioneer = new PioneerService(db.$client, clock)
   const agents = new AgentService(db.$client, clock, keys, compute.modelExists)
   const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase])
   signer.mainIsIdle = () => jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
-  const taskStore = new TaskStore(db.$client)
+  const taskStore = new TaskRepository(db)
+  const tx = new SqliteTransactor(db.$client)
+  const costOf = (taskType: string) => taskCost(config.taskCost, taskType)
   const usdc = new MockUsdc(db.$client, clock)
   const outbound = new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers })
   const wallet = new WalletService(db.$client, clock, pioneer, config)
@@ -164,17 +167,17 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const tos = new TosService(db.$client, clock, signer, ipfs, taskStore, config.tosRequired)
   const compliance = new ComplianceService(db.$client, clock, signer, ipfs, jobs, operators, log)
   const overflow = new OverflowQueue(db.$client, clock, log, compute, (job, outcome) => {
-    if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
+    if (job.taskId) return pipeline.resumeFromCompute(job.taskId, outcome)
     if (outcome.error) db.$client.transaction(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund')).immediate()
   })
-  const guardrails = new GuardrailStore(db.$client, clock, jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
+  const guardrails = new GuardrailStore(db.$client, clock, jobs, secrets.dataKey, costOf)
   // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.
   const killSwitch = new KillSwitch(db.$client, clock, (operatorId, reason) => {
     const message = `stopped by the kill-switch: ${reason}`
     const stopped = overflow.cancelQueued(operatorId, KILL_SWITCH_CODE, message)
     for (const j of stopped) if (!j.taskId) ledger.refund(operatorId, `compute:${j.id}`, 'compute_refund')
     approvals.endForOperator(operatorId, reason) // their requests end too (EXPIRED, the reason as note)
-    const tasks = s.pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
+    const tasks = pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
     return { tasks, jobs: stopped.filter((j) => !j.taskId).length }
   })
   const webhookSecrets = new WebhookSecrets(db.$client, clock, secrets.dataKey, (id) => (guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
@@ -187,10 +190,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     settings: (id) => guardrails.current(id),
     trustLevelOf: (agentId) => { const a = agents.byId(agentId); return a ? agents.trust(a).trustLevel : 'QUARANTINE' },
     pipeline: {
-      resumeApproved: (taskId) => s.pipeline.resumeApproved(taskId),
-      failHeld: (taskId, code, message) => s.pipeline.failHeld(taskId, code, message),
-      waitFor: (taskId, ms) => s.pipeline.waitFor(taskId, ms),
-      task: (taskId) => s.pipeline.task(taskId),
+      resumeApproved: (taskId) => pipeline.resumeApproved(taskId),
+      failHeld: (taskId, code, message) => pipeline.failHeld(taskId, code, message),
+      waitFor: (taskId, ms) => pipeline.waitFor(taskId, ms),
+      task: (taskId) => pipeline.task(taskId),
     },
     receiptOf: (t) => ({
       taskId: t.id, status: t.status, agentId: t.agentId, latencyMs: t.latencyMs, creditCharged: t.creditsCharged, ipfsCid: t.ipfsCid,
@@ -199,16 +202,16 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     resolveUrl: (id) => `${baseUrl()}/#/approvals/${id}`,
   }, config.maxPendingApprovals)
   const retention = new Retention(jobs, clock, log, config.retentionDays, {
-    pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
+    pruneRefusedTasks: (before, limit) => tasks.pruneRefused(before, limit),
     pruneDeliveries: (before) => outbox.prune(before),
   })
-  const proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
+  const proofs = new ProofDocuments(ipfs, (id) => pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
   const exporter = new ExportService(db.$client, clock, {
     profile: (id) => operators.profile(operators.byId(id)!),
     keys: (id) => keys.list(id).map(keyRecord),
     agents: (id) => agents.list(id).map(agentView),
-    task: (t) => s.tasks.detail(t, true),
-    selectTasks: (where, args, orderLimit) => taskStore.select(where, args, orderLimit),
+    task: (t) => tasks.detail(t, true),
+    tasksAfter: (operatorId, after, limit) => taskStore.operatorTasksAfter(operatorId, after, limit),
     guardrails: (id) => {
       const st = guardrails.state(id)
       const iso = (ms: number) => new Date(ms).toISOString()
@@ -222,9 +225,23 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   operators.pointsOf = (id) => pioneer.total(id)
   const setup = new SetupService()
+  const chainTips = new ChainTips()
+  const pipeline: PipelineRunner = new PipelineRunner({
+    tasks: taskStore, tx, group, jobs, log, clock, agents, compute, overflow, storage, ledger, chainTips,
+    stages: {
+      clock, operators, guardrails, holdFor: (task) => approvals.holdFor(task), ledger, costOf, compute, overflow,
+      verificationThreshold: config.verificationThreshold, ipfs, chainTips, agents, pioneer,
+      pioneerPoints: { task: config.pioneer.taskPoints, trustedLevel: config.pioneer.trustedLevelPoints },
+      signer, taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID }, tasks: taskStore,
+    },
+  })
+  const tasks: TaskService = new TaskService({
+    tasks: taskStore, lists: new TaskLists(db.$client), tx, group, pipeline, agents, operators, compute, ledger, clock, approvals, keys, tos, ipfs, explorer,
+    taskCost: config.taskCost, ssePingMs: config.ssePingMs,
+  })
 
   // The services that still take the whole object (docs/architecture.md, "Known debts") are set
-  // right after it, in dependency order: the payment gate, the faucet, the pipeline, tasks, credits.
+  // right after it, in dependency order: the payment gate, the faucet, credits.
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
     auth: new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs }),
@@ -247,12 +264,12 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     ledger, compute, ipfs, guardrails, killSwitch,
     uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
     pioneer, agents,
-    chainTips: new ChainTips(),
+    chainTips,
     leaderboard, overflow, signer,
     chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
-    pipeline: null as unknown as PipelineRunner,
+    pipeline,
     taskStore,
-    tasks: null as unknown as TaskService,
+    tasks,
     stats: new DailyStats(db.$client, clock),
     wallet, usdc,
     x402: null as unknown as X402Gate,
@@ -263,8 +280,6 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   }
   s.x402 = new X402Gate(s)
   s.faucet = new Faucet(db.$client, clock, config, usdc, s.x402, wallet, secrets.devWalletKey)
-  s.pipeline = new PipelineRunner(s, taskStore)
-  s.tasks = new TaskService(s)
   s.credits = new CreditService(s)
   registerJobs(s)
   return s

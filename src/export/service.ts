@@ -15,7 +15,8 @@ export interface ExportSources {
   agents(operatorId: string): unknown[]
   /** One task as its owner reads it (prompt, output, receipt, timeline). */
   task(t: TaskRow): unknown
-  selectTasks(where: string, args: (string | number)[], orderLimit: string): TaskRow[]
+  /** The operator's tasks after `after` in (createdAt, id) order, up to `limit`. */
+  tasksAfter(operatorId: string, after: { createdAt: number; id: string }, limit: number): TaskRow[]
   guardrails(operatorId: string): unknown
   /** Every approval request, whatever its decision, newest first. */
   approvals(operatorId: string): unknown[]
@@ -42,7 +43,7 @@ export class ExportService {
     yield ',"tasks":['
     let first = true
     for (let after = { createdAt: -1, id: '' }; ;) {
-      const rows = s.selectTasks('operator_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))', [operatorId, after.createdAt, after.id], `ORDER BY created_at, id LIMIT ${PAGE}`)
+      const rows = s.tasksAfter(operatorId, after, PAGE)
       if (rows.length === 0) break
       yield (first ? '' : ',') + rows.map((t) => j(s.task(t))).join(',')
       first = false

@@ -6,9 +6,12 @@
 // filter, no system tasks in it) seeks to its UTC day first (keyset on created_at) and steps over
 // at most that day's tasks. Pages that would still step over more than MAX_SCAN index entries are
 // refused (PAGE_TOO_DEEP): narrow the filters instead. Design and numbers: docs/performance.md.
+// Data layer (with repository.ts): raw statements, as each page's is built from its plan (the index
+// named by INDEXED BY, the seek, the direction) and prepared once per shape. The caller reads the
+// count and the page in one snapshot (TaskService.list).
 import type { Database, Statement } from 'bun:sqlite'
 import { badRequest } from '../http/errors'
-import { TASK_SELECT, fromRow } from './store'
+import { TASK_SELECT, taskFromRow } from './repository'
 import type { TaskRow } from './types'
 
 export interface ListFilter { status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }
@@ -43,39 +46,37 @@ export class TaskLists {
 
   constructor(private db: Database, private limits = { maxScan: MAX_SCAN, seekAfter: SEEK_AFTER }) {}
 
-  /** One page and the exact total. `page` is 1-based. */
+  /** One page and the exact total (read them in one snapshot: the caller's). `page` is 1-based. */
   page(f: ListFilter, page: number, limit: number): { rows: TaskRow[]; total: number } {
-    return this.db.transaction(() => {
-      const total = this.count(f)
-      const offset = (page - 1) * limit
-      if (offset >= total) return { rows: [], total }
-      // Read from the nearer end: newest first, or oldest first and reversed.
-      const fromEnd = total - offset - limit
-      const reverse = fromEnd < offset
-      let skip = reverse ? Math.max(0, fromEnd) : offset
-      const take = reverse ? Math.min(limit, total - offset) : limit
-      const seek = skip > this.limits.seekAfter ? this.daySeek(f, skip, reverse) : null
-      if (seek) skip = seek.skip
-      if (skip > this.limits.maxScan) {
-        throw badRequest('PAGE_TOO_DEEP', `page ${page} lies more than ${this.limits.maxScan} tasks from both ends of this list; narrow it with filters (status, taskType, operatorId, agentId)`, { maxScan: this.limits.maxScan, total })
-      }
-      const idx = seek ? seek.index : this.bestIndex(f, skip + take)
-      const where: string[] = []
-      const args: (string | number)[] = []
-      const add = (cond: string, v: string | number) => { args.push(v); where.push(cond.replace('?', `?${args.length}`)) }
-      if (f.operatorId !== undefined) add('operator_id = ?', f.operatorId)
-      if (f.agentId !== undefined) add('agent_id = ?', f.agentId)
-      if (f.status !== undefined) add('status = ?', f.status)
-      if (f.taskType !== undefined) add('task_type = ?', f.taskType)
-      else if (!f.includeSystem) where.push("task_type != 'system'")
-      if (seek) add(reverse ? 'created_at >= ?' : 'created_at < ?', seek.bound)
-      args.push(take, skip)
-      const dir = reverse ? 'ASC' : 'DESC'
-      const sql = `${TASK_SELECT} WHERE rowid IN (SELECT rowid FROM tasks INDEXED BY ${idx} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY created_at ${dir}, id ${dir} LIMIT ?${args.length - 1} OFFSET ?${args.length}) ORDER BY created_at DESC, id DESC`
-      const rows = (this.stmt(sql).all(...args) as Record<string, unknown>[]).map(fromRow)
-      return { rows, total }
-    })()
+    const total = this.count(f)
+    const offset = (page - 1) * limit
+    if (offset >= total) return { rows: [], total }
+    // Read from the nearer end: newest first, or oldest first and reversed.
+    const fromEnd = total - offset - limit
+    const reverse = fromEnd < offset
+    let skip = reverse ? Math.max(0, fromEnd) : offset
+    const take = reverse ? Math.min(limit, total - offset) : limit
+    const seek = skip > this.limits.seekAfter ? this.daySeek(f, skip, reverse) : null
+    if (seek) skip = seek.skip
+    if (skip > this.limits.maxScan) {
+      throw badRequest('PAGE_TOO_DEEP', `page ${page} lies more than ${this.limits.maxScan} tasks from both ends of this list; narrow it with filters (status, taskType, operatorId, agentId)`, { maxScan: this.limits.maxScan, total })
+    }
+    const idx = seek ? seek.index : this.bestIndex(f, skip + take)
+    const where: string[] = []
+    const args: (string | number)[] = []
+    const add = (cond: string, v: string | number) => { args.push(v); where.push(cond.replace('?', `?${args.length}`)) }
+    if (f.operatorId !== undefined) add('operator_id = ?', f.operatorId)
+    if (f.agentId !== undefined) add('agent_id = ?', f.agentId)
+    if (f.status !== undefined) add('status = ?', f.status)
+    if (f.taskType !== undefined) add('task_type = ?', f.taskType)
+    else if (!f.includeSystem) where.push("task_type != 'system'")
+    if (seek) add(reverse ? 'created_at >= ?' : 'created_at < ?', seek.bound)
+    args.push(take, skip)
+    const dir = reverse ? 'ASC' : 'DESC'
+    const sql = `${TASK_SELECT} WHERE rowid IN (SELECT rowid FROM tasks INDEXED BY ${idx} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY created_at ${dir}, id ${dir} LIMIT ?${args.length - 1} OFFSET ?${args.length}) ORDER BY created_at DESC, id DESC`
+    const rows = (this.stmt(sql).all(...args) as Record<string, unknown>[]).map(taskFromRow)
+    return { rows, total }
   }
 
   /**

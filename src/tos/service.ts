@@ -11,7 +11,7 @@ import { conflict, forbidden } from '../http/errors'
 import type { IpfsNode } from '../ipfs/node'
 import { newSortableId } from '../lib/ids'
 import type { TaskRow } from '../tasks/types'
-import type { TaskStore } from '../tasks/store'
+import type { TaskRepository } from '../tasks/repository'
 
 /** EIP-712 types of the acceptance document (domain `{ name: "TaskGate", version: "1", chainId }`). */
 export const TOS_ACCEPTANCE_TYPES = {
@@ -31,7 +31,7 @@ export class TosService {
 
   constructor(
     private db: Database, private clock: Clock, private signer: { account: PrivateKeyAccount; tosDomain: { name: string; version: string; chainId: number } },
-    private ipfs: Pick<IpfsNode, 'addJson'>, private tasks: Pick<TaskStore, 'insert'>, readonly required: boolean,
+    private ipfs: Pick<IpfsNode, 'addJson'>, private tasks: Pick<TaskRepository, 'insert'>, readonly required: boolean,
   ) {
     this.q = {
       current: db.prepare('SELECT version, text, created_at AS createdAt FROM tos_versions ORDER BY seq DESC LIMIT 1'),

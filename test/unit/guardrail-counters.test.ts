@@ -12,11 +12,11 @@ import { Clock } from '../../src/clock'
 import { GuardrailStore } from '../../src/guardrails/store'
 import { JobRunner } from '../../src/jobs/runner'
 import { createLogger } from '../../src/log'
-import { TaskStore } from '../../src/tasks/store'
+import { TaskRepository } from '../../src/tasks/repository'
 import { migratedDb } from '../helpers/db'
 
 const DAY = 86_400_000
-const { sqlite, close } = migratedDb('tg-spend-daily')
+const { db, sqlite, close } = migratedDb('tg-spend-daily')
 afterAll(close)
 
 const REASONS = ['task_debit', 'compute_debit', 'task_refund', 'compute_refund', 'grant', 'topup', 'refill']
@@ -64,7 +64,7 @@ const migrationStatements = () => readFileSync(join(import.meta.dir, '../../migr
 // state stage 1 and later stages leave them in, then moved between states and some deleted.
 const clock = new Clock(sqlite)
 const guardrails = new GuardrailStore(sqlite, clock, new JobRunner(sqlite, clock, createLogger('silent')), Buffer.alloc(32), () => 1)
-const tasks = new TaskStore(sqlite)
+const tasks = new TaskRepository(db)
 const HOUR = 3_600_000
 const t0 = Date.UTC(2026, 10, 20, 9, 0, 0, 0)
 
