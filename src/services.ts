@@ -81,8 +81,6 @@ export interface Services {
   credits: CreditService
   pioneer: PioneerService
   agents: AgentService
-  /** The agents' state-root chains with the links of tasks still in flight (stage 6). */
-  chainTips: ChainTips
   /** The public agent leaderboard. */
   leaderboard: Leaderboard
   compute: ComputeService
@@ -92,7 +90,6 @@ export interface Services {
   killSwitch: KillSwitch
   uploads: UploadService
   signer: Signer
-  chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
   /** The tasks table and its timeline (src/tasks/repository.ts). */
   taskStore: TaskRepository
@@ -225,7 +222,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   operators.pointsOf = (id) => pioneer.total(id)
   const setup = new SetupService()
-  const chainTips = new ChainTips()
+  const chainTips = new ChainTips() // the agents' state-root chains with the links of tasks still in flight (stage 6)
   const pipeline: PipelineRunner = new PipelineRunner({
     tasks: taskStore, tx, group, jobs, log, clock, agents, compute, overflow, storage, ledger, chainTips,
     stages: {
@@ -264,9 +261,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     ledger, compute, ipfs, guardrails, killSwitch,
     uploads: new UploadService(db.$client, clock, ipfs, config.uploads),
     pioneer, agents,
-    chainTips,
     leaderboard, overflow, signer,
-    chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
     pipeline,
     taskStore,
     tasks,
