@@ -233,7 +233,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     },
   })
   const tasks: TaskService = new TaskService({
-    tasks: taskStore, lists: new TaskLists(db.$client), tx, group, pipeline, agents, operators, compute, ledger, clock, approvals, keys, tos, ipfs, explorer,
+    tasks: taskStore, lists: new TaskLists(db), tx, group, pipeline, agents, operators, compute, ledger, clock, approvals, keys, tos, ipfs, explorer,
     taskCost: config.taskCost, ssePingMs: config.ssePingMs,
   })
 

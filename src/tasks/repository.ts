@@ -15,7 +15,8 @@ export interface StoredEvent { stage: number; name: string; status: string; deta
 export type LegacyEvent = StoredEvent & { id: number }
 
 /** The columns of a task row in memory: all but the timeline (written with the events, read on its own). */
-const { timeline: _timeline, ...TASK_COLUMNS } = getTableColumns(tasks)
+const { timeline: _timeline, ...columns } = getTableColumns(tasks)
+export const TASK_COLUMNS = columns
 const JSON_KEYS = new Set(Object.entries(TASK_COLUMNS).filter(([, c]) => c.columnType === 'SQLiteTextJson').map(([k]) => k))
 /**
  * Fields a task row in memory carries that are not written to the tasks table: the signed receipt
@@ -24,19 +25,6 @@ const JSON_KEYS = new Set(Object.entries(TASK_COLUMNS).filter(([, c]) => c.colum
  * (TaskRow). Reads: TaskService.detail.
  */
 const NOT_WRITTEN = new Set(['receipt', 'attestation'])
-
-/** The columns drizzle decodes (JSON texts, booleans), for rows read without it (taskFromRow). */
-const DECODED = Object.entries(TASK_COLUMNS).filter(([, c]) => c.columnType === 'SQLiteTextJson' || c.columnType === 'SQLiteBoolean')
-
-/**
- * For list.ts, whose page statements are built per plan (INDEXED BY): the select list of a task row
- * and its decoding, both from the drizzle table, so a listed row equals what get() reads.
- */
-export const TASK_SELECT = `SELECT ${Object.entries(TASK_COLUMNS).map(([k, c]) => `${c.name} AS ${k}`).join(', ')} FROM tasks`
-export function taskFromRow(row: Record<string, unknown>): TaskRow {
-  for (const [k, c] of DECODED) if (row[k] != null) row[k] = c.mapFromDriverValue(row[k])
-  return row as unknown as TaskRow
-}
 
 const p = sql.placeholder
 /**
