@@ -288,6 +288,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
 function registerJobs(s: Services): void {
   const j = s.jobs
   j.register('task.run', (p: { taskId: string }, job) => s.pipeline.run(p.taskId, job))
+  j.addStartupHook(() => s.pipeline.resumeUnfinished()) // tasks a stopped process left in PROCESSING
   j.register('credits.refill', () => { s.credits.refillDue() })
   j.register('guardrails.activate', (p: { operatorId: string }) => s.guardrails.activate(p.operatorId))
   j.register('approval.expire', (p: { id: string }) => s.approvals.expire(p.id))

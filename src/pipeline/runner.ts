@@ -79,7 +79,7 @@ export interface PipelineDeps {
   tx: Transactor
   /** The pipeline's write path: stages 3–8 commit through it. */
   group: Pick<GroupCommitter, 'run' | 'afterCommit'>
-  jobs: Pick<JobRunner, 'addStartupHook' | 'enqueue' | 'enqueueInline' | 'finishIn'>
+  jobs: Pick<JobRunner, 'enqueue' | 'enqueueInline' | 'finishIn'>
   log: Logger
   clock: Pick<Clock, 'now'>
   agents: Pick<AgentService, 'byId'>
@@ -115,7 +115,6 @@ export class PipelineRunner {
     this.events.setMaxListeners(0)
     this.tasks = d.tasks
     this.group = d.group
-    d.jobs.addStartupHook(() => this.resumeUnfinished())
   }
 
   /** A stage's context: the task, its agent, and what stages use (each names its part: StageContext). */
@@ -124,11 +123,11 @@ export class PipelineRunner {
   }
 
   /**
-   * At start-up (inside the job runner's recovery): a job for every task a stopped process left in
-   * PROCESSING. Most ran without a job row (admit); one that has its row (recovered, or waiting for
-   * a retry) keeps it: the pending row's key stops a second one.
+   * At start-up (a hook of the job runner's recovery: registerJobs): a job for every task a stopped
+   * process left in PROCESSING. Most ran without a job row (admit); one that has its row (recovered,
+   * or waiting for a retry) keeps it: the pending row's key stops a second one.
    */
-  private resumeUnfinished(): void {
+  resumeUnfinished(): void {
     const ids = this.tasks.processingIds()
     for (const id of ids) this.d.jobs.enqueue('task.run', { taskId: id }, { dedupeKey: `task:${id}`, maxAttempts: 10 })
     if (ids.length) this.d.log.warn({ tasks: ids.length }, 'resuming tasks that were running when the process stopped')
