@@ -74,7 +74,7 @@ const ENDS_WAIT = new Set(['completed', 'failed', 'held', 'queued'])
 /** What the runner uses, besides what it hands the stages (`stages`). */
 export interface PipelineDeps {
   /** The tasks table, its timeline, and the agent's row when a task fails. */
-  tasks: TaskRepository
+  tasks: Pick<TaskRepository, 'get' | 'exists' | 'insert' | 'update' | 'processingIds' | 'parkedIds' | 'queuedWithFinishedCompute' | 'recordAgentFailure'>
   /** Transactions outside the group commit (an approval's debit, an overflow job's outcome). */
   tx: Transactor
   /** The pipeline's write path: stages 3–8 commit through it. */
@@ -93,7 +93,7 @@ export interface PipelineDeps {
 
 export class PipelineRunner {
   readonly events = new EventEmitter()
-  private tasks: TaskRepository
+  private tasks: PipelineDeps['tasks']
   private group: PipelineDeps['group']
   /**
    * Timelines of the tasks submitted in this process, from their stage 1 event until the event

@@ -2,6 +2,8 @@
 // list pages, planned from the counters) and `counters.ts` (rebuilding and checking the counters
 // the triggers keep). Nothing else of the tasks or the pipeline sees SQL. Queries are drizzle's,
 // prepared once; a patch's UPDATE and a draft's INSERT are prepared once per set of columns.
+// SQLite's own, for a second dialect to replace: the timeline append (APPEND), INDEXED BY
+// (refusedBefore, list.ts), the counters' rebuild (counters.ts).
 import { and, desc, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm'
 import type { Statement } from 'bun:sqlite'
 import type { Db } from '../db'
