@@ -21,8 +21,9 @@ import { PioneerRepository } from './pioneer/repository'
 import { UploadRepository } from './ipfs/repository'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
-import { TaskService } from './tasks/service'
-import { TaskStore } from './tasks/store'
+import { TaskService, taskCost } from './tasks/service'
+import { TaskRepository } from './tasks/repository'
+import { TaskLists } from './tasks/list'
 import { WalletRepository } from './wallet/repository'
 import { WalletService } from './wallet/service'
 import { Faucet } from './money/faucet'
@@ -95,8 +96,6 @@ export interface Services {
   credits: CreditService
   pioneer: PioneerService
   agents: AgentService
-  /** The agents' state-root chains with the links of tasks still in flight (stage 6). */
-  chainTips: ChainTips
   /** The public agent leaderboard. */
   leaderboard: Leaderboard
   compute: ComputeService
@@ -106,10 +105,9 @@ export interface Services {
   killSwitch: KillSwitch
   uploads: UploadService
   signer: Signer
-  chainInfo: { taskSchema: { schema: string; uid: string } }
   pipeline: PipelineRunner
-  /** The tasks table and its timeline (src/tasks/store.ts). */
-  taskStore: TaskStore
+  /** The tasks table and its timeline (src/tasks/repository.ts). */
+  taskStore: TaskRepository
   tasks: TaskService
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
@@ -165,16 +163,16 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey)
   const ipfs = await IpfsNode.open(config.dataDir, log)
   const signerSince = meta.get('signer.since') ?? (() => { const v = new Date(clock.now()).toISOString(); meta.insert('signer.since', v); return v })()
-  // Built first: every service whose constructor needs nothing but these. What needs the pipeline,
-  // the tasks or the approvals reaches them through `s` inside a closure, which runs only once the
-  // server runs (buildServices has returned by then).
+  // Built in dependency order, each from exactly what it uses. What needs the pipeline or the tasks,
+  // built further down, reaches them inside a closure, which runs only once the server runs.
   const group = new GroupCommitter(db.$client)
   const jobs = new JobRunner(new JobRepository(db), tx, clock, log, 64, group)
   const pioneer = new PioneerService(new PioneerRepository(db), clock)
   const agents = new AgentService(new AgentRepository(db), tx, clock, keys, compute.modelExists)
   const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase])
   signer.mainIsIdle = () => jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
-  const taskStore = new TaskStore(db.$client)
+  const taskStore = new TaskRepository(db)
+  const costOf = (taskType: string) => taskCost(config.taskCost, taskType)
   const money = new MoneyRepository(db)
   const usdc = new MockUsdc(money, clock)
   const outbound = new Outbound({ allowPrivate: config.webhookAllowPrivate, dnsServers: config.dnsServers })
@@ -183,22 +181,23 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const tos = new TosService(new TosRepository(db), tx, clock, signer, ipfs, taskStore, config.tosRequired)
   const compliance = new ComplianceService(new ComplianceRepository(db), clock, signer, ipfs, jobs, operators, log)
   const credits = new CreditService(new CreditsRepository(db), tx, clock, ledger, jobs, operators, agents, config.monthlyCredits, log)
+  const auth = new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs })
   // Forged payment signatures count in the request limiter, per client address.
-  const x402 = new X402Gate(money, tx, clock, config.x402, signer, ledger, usdc, { hit: (key, limit) => s.auth.limiter.hit(key, limit) })
+  const x402 = new X402Gate(money, tx, clock, config.x402, signer, ledger, usdc, auth.limiter)
   const faucet = new Faucet(money, tx, clock, config, usdc, x402, wallet, secrets.devWalletKey)
   const overflow = new OverflowQueue(computeRepo, tx, clock, log, compute, (job, outcome) => {
-    if (job.taskId) return s.pipeline.resumeFromCompute(job.taskId, outcome)
+    if (job.taskId) return pipeline.resumeFromCompute(job.taskId, outcome)
     if (outcome.error) tx.write(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))
   })
   const guardrailRepo = new GuardrailRepository(db)
-  const guardrails = new GuardrailStore(guardrailRepo, tx, clock, jobs, secrets.dataKey, (taskType) => s.tasks.costOf(taskType))
+  const guardrails = new GuardrailStore(guardrailRepo, tx, clock, jobs, secrets.dataKey, costOf)
   // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.
   const killSwitch = new KillSwitch(guardrailRepo, tx, clock, (operatorId, reason) => {
     const message = `stopped by the kill-switch: ${reason}`
     const stopped = overflow.cancelQueued(operatorId, KILL_SWITCH_CODE, message)
     for (const j of stopped) if (!j.taskId) ledger.refund(operatorId, `compute:${j.id}`, 'compute_refund')
     approvals.endForOperator(operatorId, reason) // their requests end too (EXPIRED, the reason as note)
-    const tasks = s.pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
+    const tasks = pipeline.failParked(operatorId, KILL_SWITCH_CODE, message)
     return { tasks, jobs: stopped.filter((j) => !j.taskId).length }
   })
   const webhookRepo = new WebhookRepository(db)
@@ -212,10 +211,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     settings: (id) => guardrails.current(id),
     trustLevelOf: (agentId) => { const a = agents.byId(agentId); return a ? agents.trust(a).trustLevel : 'QUARANTINE' },
     pipeline: {
-      resumeApproved: (taskId) => s.pipeline.resumeApproved(taskId),
-      failHeld: (taskId, code, message) => s.pipeline.failHeld(taskId, code, message),
-      waitFor: (taskId, ms) => s.pipeline.waitFor(taskId, ms),
-      task: (taskId) => s.pipeline.task(taskId),
+      resumeApproved: (taskId) => pipeline.resumeApproved(taskId),
+      failHeld: (taskId, code, message) => pipeline.failHeld(taskId, code, message),
+      waitFor: (taskId, ms) => pipeline.waitFor(taskId, ms),
+      task: (taskId) => pipeline.task(taskId),
     },
     receiptOf: (t) => ({
       taskId: t.id, status: t.status, agentId: t.agentId, latencyMs: t.latencyMs, creditCharged: t.creditsCharged, ipfsCid: t.ipfsCid,
@@ -224,16 +223,16 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     resolveUrl: (id) => `${baseUrl()}/#/approvals/${id}`,
   }, config.maxPendingApprovals)
   const retention = new Retention(jobs, clock, log, config.retentionDays, {
-    pruneRefusedTasks: (before, limit) => s.tasks.pruneRefused(before, limit),
+    pruneRefusedTasks: (before, limit) => tasks.pruneRefused(before, limit),
     pruneDeliveries: (before) => outbox.prune(before),
   })
-  const proofs = new ProofDocuments(ipfs, (id) => s.pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
+  const proofs = new ProofDocuments(ipfs, (id) => pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
   const exporter = new ExportService(clock, {
     profile: (id) => operators.profile(operators.byId(id)!),
     keys: (id) => keys.list(id).map(keyRecord),
     agents: (id) => agents.list(id).map(agentView),
-    task: (t) => s.tasks.detail(t, true),
-    tasksAfter: (operatorId, after, limit) => taskStore.select('operator_id = ?1 AND (created_at > ?2 OR (created_at = ?2 AND id > ?3))', [operatorId, after.createdAt, after.id], `ORDER BY created_at, id LIMIT ${limit}`),
+    task: (t) => tasks.detail(t, true),
+    tasksAfter: (operatorId, after, limit) => taskStore.operatorTasksAfter(operatorId, after, limit),
     ledgerAfter: (operatorId, after, limit) => ledger.entriesAfter(operatorId, after, limit),
     guardrails: (id) => {
       const st = guardrails.state(id)
@@ -248,12 +247,25 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   operators.pointsOf = (id) => pioneer.total(id)
   const setup = new SetupService()
+  const chainTips = new ChainTips() // the agents' state-root chains with the links of tasks still in flight (stage 6)
+  const pipeline: PipelineRunner = new PipelineRunner({
+    tasks: taskStore, tx, group, jobs, log, clock, agents, compute, overflow, storage, ledger, chainTips,
+    stages: {
+      clock, operators, guardrails, holdFor: (task) => approvals.holdFor(task), ledger, costOf, compute, overflow,
+      verificationThreshold: config.verificationThreshold, ipfs, chainTips, agents, pioneer,
+      pioneerPoints: { task: config.pioneer.taskPoints, trustedLevel: config.pioneer.trustedLevelPoints },
+      signer, taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID }, tasks: taskStore,
+    },
+  })
+  const tasks: TaskService = new TaskService({
+    tasks: taskStore, lists: new TaskLists(db), tx, group, pipeline, agents, operators, compute, ledger, clock, approvals, keys, tos, ipfs, explorer,
+    taskCost: config.taskCost, ssePingMs: config.ssePingMs,
+  })
 
-  // The services that still take the whole object (docs/architecture.md, "Known debts") are set
-  // right after it, in dependency order: the pipeline, tasks.
+  // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {
     config, secrets, log, db, clock, operators, keys, tokens,
-    auth: new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs }),
+    auth,
     group, jobs,
     metrics: new HttpMetrics(),
     storage,
@@ -273,19 +285,15 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     ledger, compute, ipfs, guardrails, killSwitch,
     uploads: new UploadService(new UploadRepository(db), clock, ipfs, config.uploads),
     pioneer, agents,
-    chainTips: new ChainTips(),
     leaderboard, overflow, signer,
-    chainInfo: { taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID } },
-    pipeline: null as unknown as PipelineRunner,
+    pipeline,
     taskStore,
-    tasks: null as unknown as TaskService,
+    tasks,
     stats: new DailyStats(new StatsRepository(db), clock),
     wallet, usdc, x402, faucet,
     tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,
     explorer,
   }
-  s.pipeline = new PipelineRunner(s, taskStore)
-  s.tasks = new TaskService(s)
   registerJobs(s)
   return s
 }
@@ -298,6 +306,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
 function registerJobs(s: Services): void {
   const j = s.jobs
   j.register('task.run', (p: { taskId: string }, job) => s.pipeline.run(p.taskId, job))
+  j.addStartupHook(() => s.pipeline.resumeUnfinished()) // tasks a stopped process left in PROCESSING
   j.register('credits.refill', () => { s.credits.refillDue() })
   j.register('guardrails.activate', (p: { operatorId: string }) => s.guardrails.activate(p.operatorId))
   j.register('approval.expire', (p: { id: string }) => s.approvals.expire(p.id))

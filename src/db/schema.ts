@@ -137,7 +137,7 @@ export const tasks = sqliteTable('tasks', {
   /**
    * The stage events, oldest first: a JSON array of { stage, name, status, detail, at }; an event's id
    * is its position (from 1). Appended by the statement that writes the stages' fields
-   * (PipelineRunner, TaskStore), read only for a task's detail and event stream (TaskService). Null
+   * (PipelineRunner, TaskRepository), read only for a task's detail and event stream (TaskService). Null
    * for tasks that finished before migration 0013: their events stay in task_events.
    */
   timeline: text('timeline'),

@@ -6,13 +6,18 @@
 // committed and nothing is applied twice.
 import { EventEmitter } from 'node:events'
 import type { GroupCommitter } from '../db/group-commit'
-import type { StoredEvent, TaskStore } from '../tasks/store'
+import type { Transactor } from '../db/transactor'
+import type { StorageMonitor } from '../db/storage'
+import type { StoredEvent, TaskRepository } from '../tasks/repository'
 import { AGENT_FAULTS, observeFailure } from '../agents/fingerprint'
-import type { AgentIdentity } from '../agents/service'
-import { ChainMoved } from '../agents/chain-tips'
-import type { JobRow } from '../jobs/runner'
-import type { StartedCall } from '../compute/service'
-import type { Services } from '../services'
+import type { AgentIdentity, AgentService } from '../agents/service'
+import { ChainMoved, type ChainTips } from '../agents/chain-tips'
+import type { JobRow, JobRunner } from '../jobs/runner'
+import type { ComputeService, StartedCall } from '../compute/service'
+import type { OverflowQueue } from '../compute/overflow'
+import type { Ledger } from '../credits/ledger'
+import type { Clock } from '../clock'
+import type { Logger } from '../log'
 import { policy, resumeRefusal } from './stages/01-policy'
 import { debit, debitRef } from './stages/02-debit'
 import { compute, completionRequest } from './stages/03-compute'
@@ -21,7 +26,7 @@ import { ipfs } from './stages/05-ipfs'
 import { fingerprint } from './stages/06-fingerprint'
 import { attest } from './stages/07-attest'
 import { receipt } from './stages/08-receipt'
-import type { NewTask, Stage, StageResult, TaskPatch, TaskRow } from './types'
+import type { NewTask, Stage, StageContext, StageDeps, StageResult, TaskPatch, TaskRow } from './types'
 import { ProblemError } from '../http/errors'
 import { sha256Hex } from '../lib/ids'
 import { charLength } from '../lib/chars'
@@ -66,10 +71,30 @@ export type TimelineEvent = Pick<TaskEvent, 'id' | 'stage' | 'name' | 'status' |
 /** Event statuses that end a submit's wait: the task is terminal or parked. */
 const ENDS_WAIT = new Set(['completed', 'failed', 'held', 'queued'])
 
+/** What the runner uses, besides what it hands the stages (`stages`). */
+export interface PipelineDeps {
+  /** The tasks table, its timeline, and the agent's row when a task fails. */
+  tasks: Pick<TaskRepository, 'get' | 'exists' | 'insert' | 'update' | 'processingIds' | 'parkedIds' | 'queuedWithFinishedCompute' | 'recordAgentFailure'>
+  /** Transactions outside the group commit (an approval's debit, an overflow job's outcome). */
+  tx: Transactor
+  /** The pipeline's write path: stages 3–8 commit through it. */
+  group: Pick<GroupCommitter, 'run' | 'afterCommit'>
+  jobs: Pick<JobRunner, 'enqueue' | 'enqueueInline' | 'finishIn'>
+  log: Logger
+  clock: Pick<Clock, 'now'>
+  agents: Pick<AgentService, 'byId'>
+  compute: Pick<ComputeService, 'start'>
+  overflow: Pick<OverflowQueue, 'job'>
+  storage: Pick<StorageMonitor, 'onFull' | 'full'>
+  ledger: Pick<Ledger, 'refund'>
+  chainTips: Pick<ChainTips, 'release'>
+  stages: StageDeps
+}
+
 export class PipelineRunner {
   readonly events = new EventEmitter()
-  private q
-  private group: GroupCommitter
+  private tasks: PipelineDeps['tasks']
+  private group: PipelineDeps['group']
   /**
    * Timelines of the tasks submitted in this process, from their stage 1 event until the event
    * that ends a submit's wait, which takes the timeline along (TaskEvent.timeline): the submit's
@@ -86,31 +111,29 @@ export class PipelineRunner {
    */
   private admitted = new Map<string, { task: TaskRow; agent: AgentIdentity; started: StartedCall | null }>()
 
-  constructor(private s: Services, readonly store: TaskStore) {
+  constructor(private d: PipelineDeps) {
     this.events.setMaxListeners(0)
-    const db = s.db.$client
-    this.group = s.group
-    this.q = {
-      finishedCompute: db.prepare("SELECT t.id AS taskId, j.id AS jobId FROM tasks t JOIN compute_jobs j ON j.id = t.compute_job_id WHERE t.status = 'QUEUED' AND j.status IN ('completed', 'failed')"),
-      parked: db.prepare("SELECT id FROM tasks WHERE operator_id = ?1 AND status IN ('PENDING_APPROVAL', 'QUEUED')"),
-      processing: db.prepare("SELECT id FROM tasks WHERE status = 'PROCESSING'"),
-      failAgent: db.prepare('UPDATE agents SET failed_tasks = failed_tasks + 1, last_active_at = ?2, metrics = coalesce(?3, metrics) WHERE id = ?1'),
-    }
-    s.jobs.addStartupHook(() => this.resumeUnfinished())
+    this.tasks = d.tasks
+    this.group = d.group
+  }
+
+  /** A stage's context: the task, its agent, and what stages use (each names its part: StageContext). */
+  private ctx(task: TaskRow, agent: AgentIdentity, started?: StartedCall): StageContext {
+    return { ...this.d.stages, task, agent, started }
   }
 
   /**
-   * At start-up (inside the job runner's recovery): a job for every task a stopped process left in
-   * PROCESSING. Most ran without a job row (admit); one that has its row (recovered, or waiting for
-   * a retry) keeps it: the pending row's key stops a second one.
+   * At start-up (a hook of the job runner's recovery: registerJobs): a job for every task a stopped
+   * process left in PROCESSING. Most ran without a job row (admit); one that has its row (recovered,
+   * or waiting for a retry) keeps it: the pending row's key stops a second one.
    */
-  private resumeUnfinished(): void {
-    const ids = this.q.processing.all() as { id: string }[]
-    for (const { id } of ids) this.s.jobs.enqueue('task.run', { taskId: id }, { dedupeKey: `task:${id}`, maxAttempts: 10 })
-    if (ids.length) this.s.log.warn({ tasks: ids.length }, 'resuming tasks that were running when the process stopped')
+  resumeUnfinished(): void {
+    const ids = this.tasks.processingIds()
+    for (const id of ids) this.d.jobs.enqueue('task.run', { taskId: id }, { dedupeKey: `task:${id}`, maxAttempts: 10 })
+    if (ids.length) this.d.log.warn({ tasks: ids.length }, 'resuming tasks that were running when the process stopped')
   }
 
-  task(id: string): TaskRow | null { return this.store.get(id) }
+  task(id: string): TaskRow | null { return this.tasks.get(id) }
 
   /**
    * Inserts a new task and runs stages 1–2 for it inside the caller's transaction. When both pass,
@@ -124,17 +147,17 @@ export class PipelineRunner {
     const done: Done[] = []
     let task = draft as TaskRow // what the next stage reads
     for (const stage of [policy, debit]) {
-      const r = stage.sync!({ task, agent, s: this.s })
+      const r = stage.sync!(this.ctx(task, agent))
       if (r.fail || r.hold) {
-        const upto = this.commitAll(this.store.insert(r.fail ? { ...draft, ...refusedRequest(draft) } : draft), done)
+        const upto = this.commitAll(this.tasks.insert(r.fail ? { ...draft, ...refusedRequest(draft) } : draft), done)
         if (r.fail) return this.commitFailure(upto, stage, r.fail)
         return this.commit(upto, stage, { patch: { status: 'PENDING_APPROVAL' }, detail: { reason: r.hold!.reason, ...r.detail }, apply: r.apply }, 'held')
       }
-      done.push({ stage, r, at: this.s.clock.now() })
+      done.push({ stage, r, at: this.d.clock.now() })
       task = { ...task, ...r.patch } as TaskRow
     }
     const events = eventsOf(done)
-    task = this.store.insert({ ...draft, ...this.applyAll(draft as TaskRow, done) }, events)
+    task = this.tasks.insert({ ...draft, ...this.applyAll(draft as TaskRow, done) }, events)
     this.publish(task.id, events.length, events, task)
     // Stages 3–8 start once this transaction commits. A task in PROCESSING is its own record of
     // unfinished work (a restart resumes it: resumeUnfinished), so its run needs no job row unless
@@ -148,9 +171,9 @@ export class PipelineRunner {
     // read of the task back), else read once the transaction is over.
     let committed = false
     const told = this.group.afterCommit(() => { committed = true })
-    const inline = this.s.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: told ? () => committed : () => this.store.exists(id), abandoned: () => { started?.abort(); this.admitted.delete(id) } })
-    if (!inline) this.s.jobs.enqueue('task.run', { taskId: id }, run)
-    else started = this.s.compute.start(completionRequest(task))
+    const inline = this.d.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: told ? () => committed : () => this.tasks.exists(id), abandoned: () => { started?.abort(); this.admitted.delete(id) } })
+    if (!inline) this.d.jobs.enqueue('task.run', { taskId: id }, run)
+    else started = this.d.compute.start(completionRequest(task))
     if (this.admitted.size >= 10_000) this.admitted.clear()
     this.admitted.set(task.id, { task, agent, started })
     return task
@@ -170,7 +193,7 @@ export class PipelineRunner {
       } catch (e) {
         // Another task of the agent committed a link first: stages 4–8 run again on the committed chain.
         if (!(e instanceof ChainMoved) || attempt >= CHAIN_ATTEMPTS) throw e
-        this.s.log.debug({ taskId, attempt }, 'state root moved; running stages 4–8 again')
+        this.d.log.debug({ taskId, attempt }, 'state root moved; running stages 4–8 again')
       }
     }
   }
@@ -183,14 +206,14 @@ export class PipelineRunner {
     const first = fresh?.task ?? this.task(taskId)
     if (!first || TERMINAL.has(first.status) || first.status === 'PENDING_APPROVAL') return
     let task: TaskRow = first
-    const agent = fresh?.agent ?? this.s.agents.byId(task.agentId)!
+    const agent = fresh?.agent ?? this.d.agents.byId(task.agentId)!
     let pending: Done[] = []
     let linked = false // stage 6's link of the agent's chain committed
-    const finish = () => { if (job) this.s.jobs.finishIn(job) }
+    const finish = () => { if (job) this.d.jobs.finishIn(job) }
     try {
       for (const stage of STAGES.slice(task.stage)) {
         if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
-        const out = stage.run!({ task, agent, s: this.s, started: stage === compute ? fresh?.started ?? undefined : undefined })
+        const out = stage.run!(this.ctx(task, agent, stage === compute ? fresh?.started ?? undefined : undefined))
         const r = out instanceof Promise ? await out : out // a result known at once: no turn given up
         r.ready?.catch(() => {}) // its failure surfaces where the group awaits it, not as an unhandled rejection meanwhile
         const cur = task
@@ -205,7 +228,7 @@ export class PipelineRunner {
           await this.group.run(() => { this.commit(cur, { ...stage, n: cur.stage } as Stage, { patch: { ...r.patch, status: 'QUEUED' }, detail: r.queued, apply: r.apply }, 'queued'); finish() })
           return
         }
-        pending.push({ stage, r, at: this.s.clock.now() })
+        pending.push({ stage, r, at: this.d.clock.now() })
         const last = stage === receipt
         if (last || (stage === compute && !r.repeatable)) {
           const done = pending
@@ -216,7 +239,7 @@ export class PipelineRunner {
         } else task = { ...task, ...r.patch } as TaskRow // what the next stage reads; committed with the rest
       }
     } finally {
-      this.s.chainTips.release(agent.id, taskId, linked)
+      this.d.chainTips.release(agent.id, taskId, linked)
     }
   }
 
@@ -227,7 +250,7 @@ export class PipelineRunner {
   private commitAll(task: TaskRow, done: Done[]): TaskRow {
     const patch = this.applyAll(task, done)
     const events = eventsOf(done)
-    const length = this.store.update(task.id, patch, events)
+    const length = this.tasks.update(task.id, patch, events)
     const row = { ...task, ...patch } as TaskRow
     this.publish(row.id, length, events, row)
     return row
@@ -255,16 +278,16 @@ export class PipelineRunner {
   resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }): void {
     const task = this.task(taskId)
     if (!task || task.status !== 'QUEUED') return
-    this.s.db.$client.transaction(() => {
+    this.d.tx.write(() => {
       if (outcome.error) { this.commitFailure(task, compute, outcome.error); return }
       const r = outcome.result!
-      const now = this.s.clock.now()
+      const now = this.d.clock.now()
       this.commit(task, compute, {
         patch: { status: 'PROCESSING', output: r.output, provider: r.provider, latencyMs: Math.max(1, Math.round(r.latencyMs)), computeStartedAt: now - Math.round(r.latencyMs), computeFinishedAt: now },
         detail: { provider: r.provider, latencyMs: Math.round(r.latencyMs), overflow: true },
       })
-      this.s.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
-    }).immediate()
+      this.d.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
+    })
   }
 
   /**
@@ -272,15 +295,15 @@ export class PipelineRunner {
    * the job's outcome and resuming the task): resumed from the recorded outcome, at start.
    */
   resumeFinishedCompute(): number {
-    const rows = this.q.finishedCompute.all() as { taskId: string; jobId: string }[]
+    const rows = this.tasks.queuedWithFinishedCompute()
     for (const r of rows) {
-      const job = this.s.overflow.job(r.jobId)
+      const job = this.d.overflow.job(r.jobId)
       if (!job) continue
       this.resumeFromCompute(r.taskId, job.status === 'completed' && job.result
         ? { result: job.result }
         : { error: { code: job.errorCode ?? 'COMPUTE_FAILED', message: job.errorMessage ?? 'compute failed' } })
     }
-    if (rows.length) this.s.log.warn({ resumed: rows.length }, 'resumed tasks whose overflow compute finished before a restart')
+    if (rows.length) this.d.log.warn({ resumed: rows.length }, 'resumed tasks whose overflow compute finished before a restart')
     return rows.length
   }
 
@@ -289,7 +312,7 @@ export class PipelineRunner {
    * were charged. Must run inside a transaction. Returns how many it failed.
    */
   failParked(operatorId: string, code: string, message: string): number {
-    const ids = (this.q.parked.all(operatorId) as { id: string }[]).map((r) => r.id)
+    const ids = this.tasks.parkedIds(operatorId)
     for (const id of ids) {
       const task = this.task(id)!
       this.commitFailure(task, task.status === 'QUEUED' ? compute : policy, { code, message })
@@ -307,19 +330,19 @@ export class PipelineRunner {
   resumeApproved(taskId: string): { task: TaskRow | null; error: string | null } {
     const held = this.task(taskId)
     if (!held || held.status !== 'PENDING_APPROVAL') return { task: held, error: `the task is ${held?.status ?? 'gone'}, not held` }
-    const agent = this.s.agents.byId(held.agentId)!
-    const refusal = resumeRefusal({ task: held, agent, s: this.s })
+    const agent = this.d.agents.byId(held.agentId)!
+    const refusal = resumeRefusal(this.ctx(held, agent))
     if (refusal) return { task: this.commitFailure(held, policy, refusal), error: refusal.message }
     let r: StageResult
     try {
-      r = this.s.db.$client.transaction(() => debit.sync!({ task: held, agent, s: this.s })).immediate() // a savepoint: nothing half-written on refusal
+      r = this.d.tx.write(() => debit.sync!(this.ctx(held, agent))) // a savepoint: nothing half-written on refusal
     } catch (e) {
       if (!(e instanceof ProblemError)) throw e
       return { task: this.commitFailure(held, debit, { code: e.code, message: e.detail }), error: e.detail }
     }
     if (r.fail) return { task: this.commitFailure(held, debit, r.fail), error: r.fail.message }
     const task = this.commit(held, debit, r)
-    this.s.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
+    this.d.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
     return { task, error: null }
   }
 
@@ -344,25 +367,25 @@ export class PipelineRunner {
       this.events.on(taskId, on)
       // On a full disk no stage can commit until space is back: answer now, with the task as it is
       // (202), rather than hold the request for space (docs/security.md, "A full disk").
-      const offFull = this.s.storage.onFull(() => done())
+      const offFull = this.d.storage.onFull(() => done())
       const cur = known ?? this.task(taskId)
-      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED' || this.s.storage.full) done()
+      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED' || this.d.storage.full) done()
     })
   }
 
   /** Writes a stage's result; must run inside a transaction. */
   private commit(task: TaskRow, stage: Stage, r: StageResult, status = 'done'): TaskRow {
-    const now = this.s.clock.now()
+    const now = this.d.clock.now()
     const patch = this.stagePatch(task.status, {}, stage, r, now)
     const event: StoredEvent = { stage: stage.n, name: stage.name, status: stage.n === 8 ? 'completed' : status, detail: r.detail ?? null, at: now }
     // The stage's extra writes see the task with its fields (a hold's approval notifies with them);
     // the event goes with the last UPDATE.
     let last: TaskPatch = patch
     if (r.apply) {
-      this.store.update(task.id, patch)
+      this.tasks.update(task.id, patch)
       last = r.apply() ?? {}
     }
-    this.publish(task.id, this.store.update(task.id, last, [event]), [event])
+    this.publish(task.id, this.tasks.update(task.id, last, [event]), [event])
     return { ...task, ...patch, ...last } as TaskRow
   }
 
@@ -372,19 +395,19 @@ export class PipelineRunner {
    * hash and length (refusedRequest). Must run inside a transaction.
    */
   private commitFailure(task: TaskRow, stage: Stage, fail: { code: string; message: string }): TaskRow {
-    const now = this.s.clock.now()
-    const refunded = !task.output && this.s.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
+    const now = this.d.clock.now()
+    const refunded = !task.output && this.d.ledger.refund(task.operatorId, debitRef(task.id), 'task_refund', task.id)
     const patch: TaskPatch = {
       status: 'FAILED', failureCode: fail.code, failureMessage: fail.message, updatedAt: now, completedAt: now, creditsCharged: refunded ? 0 : task.creditsCharged,
       ...(task.stage < 2 && task.promptSha256 == null ? refusedRequest(task) : {}),
     }
     const event: StoredEvent = { stage: stage.n, name: stage.name, status: 'failed', detail: { code: fail.code, message: fail.message, refunded }, at: now }
-    const length = this.store.update(task.id, patch, [event])
+    const length = this.tasks.update(task.id, patch, [event])
     if (task.agentId) {
-      const agent = this.s.agents.byId(task.agentId)
+      const agent = this.d.agents.byId(task.agentId)
       // Failures the agent is answerable for enter its behaviour metrics, so its ari (and trust level) can fall.
       const metrics = agent && AGENT_FAULTS.has(fail.code) ? JSON.stringify(observeFailure(agent.metrics)) : null
-      this.q.failAgent.run(task.agentId, now, metrics)
+      this.tasks.recordAgentFailure(task.agentId, now, metrics)
     }
     this.publish(task.id, length, [event])
     return { ...task, ...patch } as TaskRow

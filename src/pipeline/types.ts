@@ -1,13 +1,55 @@
-import type { AgentIdentity } from '../agents/service'
-import type { Services } from '../services'
-import type { StartedCall } from '../compute/service'
+import type { AgentIdentity, AgentService } from '../agents/service'
+import type { ChainTips } from '../agents/chain-tips'
+import type { Signer } from '../chain/signer'
+import type { Clock } from '../clock'
+import type { ComputeService, StartedCall } from '../compute/service'
+import type { OverflowQueue } from '../compute/overflow'
+import type { Ledger } from '../credits/ledger'
+import type { GuardrailStore } from '../guardrails/store'
+import type { IpfsNode } from '../ipfs/node'
+import type { OperatorService } from '../operators/service'
+import type { PioneerService } from '../pioneer/service'
+import type { TaskRepository } from '../tasks/repository'
 import type { TaskPatch, TaskRow } from '../tasks/types'
 
 export type { NewTask, TaskPatch, TaskRow } from '../tasks/types'
 
-/** `started`: stage 3's provider call, when admit() started it (the first run of a task admitted here). */
-/** `agent`: its identity (AgentIdentity); what tasks move (state root, metrics) is read where it is written. */
-export interface StageContext { task: TaskRow; agent: AgentIdentity; s: Services; started?: StartedCall }
+/**
+ * Everything a stage may touch, built once by the composition root. A stage names the members it
+ * uses in its own context type (`StageContext<'ledger' | 'costOf'>`), so its file says what it touches.
+ */
+export interface StageDeps {
+  clock: Pick<Clock, 'now'>
+  /** The operator as cached (kill-switch flag, first task time). */
+  operators: Pick<OperatorService, 'byId'>
+  guardrails: Pick<GuardrailStore, 'check' | 'current'>
+  /** Stage 1's approval threshold (ApprovalService.holdFor): the hold, a refusal, or null to go on. */
+  holdFor(task: TaskRow): StageResult | null
+  ledger: Pick<Ledger, 'debit'>
+  /** What a task of this type costs (TaskService.costOf). */
+  costOf(taskType: string): number
+  compute: Pick<ComputeService, 'runNow' | 'tryRun'>
+  overflow: Pick<OverflowQueue, 'enqueue'>
+  verificationThreshold: number
+  ipfs: Pick<IpfsNode, 'putJson' | 'addJson'>
+  chainTips: Pick<ChainTips, 'extend'>
+  agents: Pick<AgentService, 'byId' | 'trust'>
+  pioneer: Pick<PioneerService, 'award'>
+  /** Pioneer points for a completed task, and for an agent reaching TRUSTED. */
+  pioneerPoints: { task: number; trustedLevel: number }
+  signer: Pick<Signer, 'attest' | 'signReceipt'>
+  taskSchema: { schema: string; uid: string }
+  /** The stages' own writes: the agent's chain and counters (6), the attestation (7), the operator's first task (8). */
+  tasks: Pick<TaskRepository, 'recordAgentCompletion' | 'insertAttestation' | 'setFirstTaskAt'>
+}
+
+/**
+ * What a stage runs with: the task as the stages before it left it, its agent's identity
+ * (AgentIdentity; what tasks move, the state root and metrics, is read where it is written), stage
+ * 3's provider call when admit() started it (`started`: the first run of a task admitted here), and
+ * the members of StageDeps it names.
+ */
+export type StageContext<D extends keyof StageDeps = keyof StageDeps> = { task: TaskRow; agent: AgentIdentity; started?: StartedCall } & Pick<StageDeps, D>
 
 export interface StageResult {
   patch?: TaskPatch

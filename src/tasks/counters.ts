@@ -2,6 +2,8 @@
 // triggers on `tasks` (migrations/0006_lists.sql). This module recomputes them from the tasks
 // themselves with the migration's own backfill statements, and reports where the kept values
 // differ from that ground truth (tests, the benchmark's seeding, a repair after manual edits).
+// Data layer (with repository.ts), SQLite's own: raw statements, as they are the migration's backfill
+// and compare the tables through TEMP copies; each function is one transaction of its own.
 import type { Database } from 'bun:sqlite'
 import { sqlByTag } from '../db/migrations'
 

@@ -6,9 +6,14 @@
 // filter, no system tasks in it) seeks to its UTC day first (keyset on created_at) and steps over
 // at most that day's tasks. Pages that would still step over more than MAX_SCAN index entries are
 // refused (PAGE_TOO_DEEP): narrow the filters instead. Design and numbers: docs/performance.md.
-import type { Database, Statement } from 'bun:sqlite'
+// Data layer (with repository.ts): drizzle statements, each prepared once per shape of filter and
+// plan (the index named by INDEXED BY, SQLite's own, the seek, the direction). The caller reads the
+// count and the page in one snapshot (TaskService.list).
+import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../db'
+import { taskCounts, taskDaily, tasks } from '../db/schema'
 import { badRequest } from '../http/errors'
-import { TASK_SELECT, fromRow } from './store'
+import { TASK_COLUMNS } from './repository'
 import type { TaskRow } from './types'
 
 export interface ListFilter { status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }
@@ -20,7 +25,11 @@ export const SEEK_AFTER = 2_000
 
 const DAY_MS = 86_400_000
 /** task_daily's column for each status (the rollups count non-system tasks per UTC creation day). */
-const DAILY_COLUMN: Record<string, string> = { COMPLETED: 'completed', FAILED: 'failed', PROCESSING: 'processing', QUEUED: 'queued', PENDING_APPROVAL: 'pending_approval' }
+const DAILY_COLUMN: Record<string, keyof typeof taskDaily.$inferSelect> = { COMPLETED: 'completed', FAILED: 'failed', PROCESSING: 'processing', QUEUED: 'queued', PENDING_APPROVAL: 'pendingApproval' }
+
+const p = sql.placeholder
+/** A statement prepared by shape; its values go by placeholder name. */
+interface Prepared { get(v: Record<string, unknown>): unknown; all(v: Record<string, unknown>): unknown[] }
 
 type Col = 'operator_id' | 'agent_id' | 'status' | 'task_type'
 /**
@@ -39,43 +48,57 @@ const INDEXES: { name: string; eq: Col[] }[] = [
 ]
 
 export class TaskLists {
-  private statements = new Map<string, Statement>()
+  private statements = new Map<string, Prepared>()
 
-  constructor(private db: Database, private limits = { maxScan: MAX_SCAN, seekAfter: SEEK_AFTER }) {}
+  constructor(private db: Db, private limits = { maxScan: MAX_SCAN, seekAfter: SEEK_AFTER }) {}
 
-  /** One page and the exact total. `page` is 1-based. */
+  /** One page and the exact total (read them in one snapshot: the caller's). `page` is 1-based. */
   page(f: ListFilter, page: number, limit: number): { rows: TaskRow[]; total: number } {
-    return this.db.transaction(() => {
-      const total = this.count(f)
-      const offset = (page - 1) * limit
-      if (offset >= total) return { rows: [], total }
-      // Read from the nearer end: newest first, or oldest first and reversed.
-      const fromEnd = total - offset - limit
-      const reverse = fromEnd < offset
-      let skip = reverse ? Math.max(0, fromEnd) : offset
-      const take = reverse ? Math.min(limit, total - offset) : limit
-      const seek = skip > this.limits.seekAfter ? this.daySeek(f, skip, reverse) : null
-      if (seek) skip = seek.skip
-      if (skip > this.limits.maxScan) {
-        throw badRequest('PAGE_TOO_DEEP', `page ${page} lies more than ${this.limits.maxScan} tasks from both ends of this list; narrow it with filters (status, taskType, operatorId, agentId)`, { maxScan: this.limits.maxScan, total })
-      }
-      const idx = seek ? seek.index : this.bestIndex(f, skip + take)
-      const where: string[] = []
-      const args: (string | number)[] = []
-      const add = (cond: string, v: string | number) => { args.push(v); where.push(cond.replace('?', `?${args.length}`)) }
-      if (f.operatorId !== undefined) add('operator_id = ?', f.operatorId)
-      if (f.agentId !== undefined) add('agent_id = ?', f.agentId)
-      if (f.status !== undefined) add('status = ?', f.status)
-      if (f.taskType !== undefined) add('task_type = ?', f.taskType)
-      else if (!f.includeSystem) where.push("task_type != 'system'")
-      if (seek) add(reverse ? 'created_at >= ?' : 'created_at < ?', seek.bound)
-      args.push(take, skip)
-      const dir = reverse ? 'ASC' : 'DESC'
-      const sql = `${TASK_SELECT} WHERE rowid IN (SELECT rowid FROM tasks INDEXED BY ${idx} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY created_at ${dir}, id ${dir} LIMIT ?${args.length - 1} OFFSET ?${args.length}) ORDER BY created_at DESC, id DESC`
-      const rows = (this.stmt(sql).all(...args) as Record<string, unknown>[]).map(fromRow)
-      return { rows, total }
-    })()
+    const total = this.count(f)
+    const offset = (page - 1) * limit
+    if (offset >= total) return { rows: [], total }
+    // Read from the nearer end: newest first, or oldest first and reversed.
+    const fromEnd = total - offset - limit
+    const reverse = fromEnd < offset
+    let skip = reverse ? Math.max(0, fromEnd) : offset
+    const take = reverse ? Math.min(limit, total - offset) : limit
+    const seek = skip > this.limits.seekAfter ? this.daySeek(f, skip, reverse) : null
+    if (seek) skip = seek.skip
+    if (skip > this.limits.maxScan) {
+      throw badRequest('PAGE_TOO_DEEP', `page ${page} lies more than ${this.limits.maxScan} tasks from both ends of this list; narrow it with filters (status, taskType, operatorId, agentId)`, { maxScan: this.limits.maxScan, total })
+    }
+    const idx = seek ? seek.index : this.bestIndex(f, skip + take)
+    const shape = `page:${idx}:${reverse}:${seek !== null}:${this.shape(f)}`
+    const stmt = this.stmt(shape, () => {
+      const where = this.filter(f, tasks)
+      if (seek) where.push(reverse ? gte(tasks.createdAt, p('bound')) : lt(tasks.createdAt, p('bound')))
+      const dir = reverse ? asc : desc
+      const range = this.db.select({ rowid: sql`rowid` }).from(sql`${tasks} INDEXED BY ${sql.raw(idx)}`).where(and(...where))
+        .orderBy(dir(tasks.createdAt), dir(tasks.id)).limit(p('take')).offset(p('skip'))
+      return this.db.select(TASK_COLUMNS).from(tasks).where(sql`${tasks}.rowid IN ${range}`).orderBy(desc(tasks.createdAt), desc(tasks.id)).prepare()
+    })
+    const rows = stmt.all({ ...this.values(f), bound: seek?.bound, take, skip }) as TaskRow[]
+    return { rows, total }
+  }
+
+  /** The filter's shape: which equalities it has, and whether system tasks are left out. */
+  private shape(f: ListFilter): string {
+    return `${f.operatorId !== undefined}:${f.agentId !== undefined}:${f.status !== undefined}:${f.taskType !== undefined ? 'type' : f.includeSystem ? 'all' : 'nosystem'}`
+  }
+
+  /** The filter's conditions on `tasks` or `task_counts`, whose values are placeholders (values()). */
+  private filter(f: ListFilter, t: typeof tasks | typeof taskCounts): SQL[] {
+    const where: SQL[] = []
+    if (f.operatorId !== undefined) where.push(eq(t.operatorId, p('operatorId')))
+    if (f.agentId !== undefined) where.push(eq(t.agentId, p('agentId')))
+    if (f.status !== undefined) where.push(eq(t.status, p('status')))
+    if (f.taskType !== undefined) where.push(eq(t.taskType, p('taskType')))
+    else if (!f.includeSystem) where.push(sql`${t.taskType} != 'system'`)
+    return where
+  }
+
+  private values(f: ListFilter): Record<string, unknown> {
+    return { operatorId: f.operatorId, agentId: f.agentId, status: f.status, taskType: f.taskType }
   }
 
   /**
@@ -88,10 +111,13 @@ export class TaskLists {
   private daySeek(f: ListFilter, skip: number, reverse: boolean): { skip: number; bound: number; index: string } | null {
     if (f.agentId !== undefined || f.taskType !== undefined) return null
     if (f.includeSystem && this.count({ ...f, taskType: 'system' }) > 0) return null
-    const col = f.status === undefined ? 'total' : DAILY_COLUMN[f.status]
-    if (!col) return null
-    const days = this.stmt(`SELECT day, ${col} AS n FROM task_daily WHERE operator_id = ?1 AND day >= 0 AND ${col} > 0 ORDER BY day ${reverse ? 'ASC' : 'DESC'}`)
-      .all(f.operatorId ?? '') as { day: number; n: number }[]
+    const key = f.status === undefined ? 'total' : DAILY_COLUMN[f.status]
+    if (!key) return null
+    const days = this.stmt(`days:${key}:${reverse}`, () => {
+      const col = taskDaily[key]
+      return this.db.select({ day: taskDaily.day, n: col }).from(taskDaily)
+        .where(and(eq(taskDaily.operatorId, p('operatorId')), sql`${taskDaily.day} >= 0`, sql`${col} > 0`)).orderBy((reverse ? asc : desc)(taskDaily.day)).prepare()
+    }).all({ operatorId: f.operatorId ?? '' }) as { day: number; n: number }[]
     const index = f.operatorId !== undefined ? (f.status !== undefined ? 'tasks_operator_status_idx' : 'tasks_operator_idx') : f.status !== undefined ? 'tasks_status_idx' : 'tasks_created_idx'
     let before = 0
     for (const d of days) {
@@ -103,15 +129,17 @@ export class TaskLists {
 
   /** Exact number of tasks matching the filter, from the counters. */
   count(f: ListFilter): number {
-    const where = ['kind = ?1', 'agent_id = ?2', 'operator_id = ?3']
-    const args: (string | number)[] = f.agentId !== undefined ? [2, f.agentId, f.operatorId ?? ''] : f.operatorId !== undefined ? [1, '', f.operatorId] : [0, '', '']
-    // an agent's tasks across operators (the agent id alone): drop the operator equality
-    if (f.agentId !== undefined && f.operatorId === undefined) { where.pop(); args.pop() }
-    if (f.taskType !== undefined) { args.push(f.taskType); where.push(`task_type = ?${args.length}`) }
-    else if (!f.includeSystem) where.push("task_type != 'system'")
-    if (f.status !== undefined) { args.push(f.status); where.push(`status = ?${args.length}`) }
-    const sql = `SELECT coalesce(sum(n), 0) AS n FROM task_counts WHERE ${where.join(' AND ')}`
-    return (this.stmt(sql).get(...args) as { n: number }).n
+    // kind 2 counts an agent's tasks (of one operator), 1 an operator's, 0 all; the other key columns are '' there
+    const kind = f.agentId !== undefined ? 2 : f.operatorId !== undefined ? 1 : 0
+    // an agent's tasks across operators (the agent id alone): no operator equality
+    const anyOperator = f.agentId !== undefined && f.operatorId === undefined
+    const stmt = this.stmt(`count:${kind}:${anyOperator}:${f.status !== undefined}:${f.taskType !== undefined ? 'type' : f.includeSystem ? 'all' : 'nosystem'}`, () => {
+      const where = [eq(taskCounts.kind, p('kind')), eq(taskCounts.agentId, p('agentId'))]
+      if (!anyOperator) where.push(eq(taskCounts.operatorId, p('operatorId')))
+      where.push(...this.filter({ ...f, operatorId: undefined, agentId: undefined }, taskCounts))
+      return this.db.select({ n: sql<number>`coalesce(sum(${taskCounts.n}), 0)` }).from(taskCounts).where(and(...where)).prepare()
+    })
+    return (stmt.get({ kind, agentId: f.agentId ?? '', operatorId: f.operatorId ?? '', status: f.status, taskType: f.taskType }) as { n: number }).n
   }
 
   /**
@@ -140,9 +168,9 @@ export class TaskLists {
     return best.name
   }
 
-  private stmt(sql: string): Statement {
-    let s = this.statements.get(sql)
-    if (!s) { s = this.db.prepare(sql); this.statements.set(sql, s) }
+  private stmt(shape: string, make: () => Prepared): Prepared {
+    let s = this.statements.get(shape)
+    if (!s) this.statements.set(shape, (s = make()))
     return s
   }
 }

@@ -8,14 +8,23 @@ import { isoOrNull } from '../clock'
 import { badRequest, conflict, notFound } from '../http/errors'
 import { assertActsFor, type Principal } from '../http/auth'
 import { newSortableId, sha256Hex } from '../lib/ids'
-import { TERMINAL, type TimelineEvent } from '../pipeline/runner'
+import { TERMINAL, type PipelineRunner, type TimelineEvent } from '../pipeline/runner'
 import type { TaskRow } from './types'
-import type { AgentIdentity } from '../agents/service'
-import type { Services } from '../services'
+import type { AgentIdentity, AgentService } from '../agents/service'
 import { eventStream, type StreamGuard } from '../http/sse'
 import { assertNotKilled } from '../guardrails/kill-switch'
-import { TaskLists } from './list'
-import { parseCid } from '../ipfs/node'
+import type { TaskLists } from './list'
+import type { TaskRepository } from './repository'
+import { parseCid, type IpfsNode } from '../ipfs/node'
+import type { Transactor } from '../db/transactor'
+import type { GroupCommitter } from '../db/group-commit'
+import type { OperatorService } from '../operators/service'
+import type { ComputeService } from '../compute/service'
+import type { Ledger } from '../credits/ledger'
+import type { Clock } from '../clock'
+import type { ApprovalService } from '../approvals/service'
+import type { KeyService } from '../keys/service'
+import type { TosService } from '../tos/service'
 
 export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
@@ -25,14 +34,33 @@ export interface SubmitInput {
 /** What an Idempotency-Key is bound to: the request body as sent (the model as named, not as resolved). */
 const requestHash = (input: SubmitInput) => sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, input.model ?? null, input.metadata ?? null, input.action ?? null]))
 
-export class TaskService {
-  private q
-  private lists: TaskLists
+/** Credits per task of this type (`costs`: TASKGATE_TASK_COST, with its "default"). */
+export const taskCost = (costs: Record<string, number>, taskType: string): number => costs[taskType] ?? costs.default ?? 1
 
-  constructor(private s: Services) {
-    this.lists = new TaskLists(s.db.$client)
-    this.q = { byIdempotencyKey: s.db.$client.prepare('SELECT id, request_hash AS h FROM tasks WHERE operator_id = ?1 AND idempotency_key = ?2') }
-  }
+export interface TaskServiceDeps {
+  tasks: Pick<TaskRepository, 'byIdempotencyKey' | 'refusedBefore' | 'delete' | 'attestation' | 'timeline' | 'legacyEvents'>
+  lists: Pick<TaskLists, 'page'>
+  tx: Transactor
+  /** The submit's write path: submits share their COMMIT with each other and with the pipeline's. */
+  group: Pick<GroupCommitter, 'run'>
+  pipeline: Pick<PipelineRunner, 'task' | 'admit' | 'events'>
+  agents: Pick<AgentService, 'identity'>
+  operators: Pick<OperatorService, 'byId'>
+  compute: Pick<ComputeService, 'resolveModel'>
+  ledger: Pick<Ledger, 'assertCovers'>
+  clock: Pick<Clock, 'now'>
+  approvals: Pick<ApprovalService, 'forgetTask' | 'idForTask'>
+  keys: Pick<KeyService, 'consumeTestUse'>
+  tos: Pick<TosService, 'assertAccepted'>
+  ipfs: Pick<IpfsNode, 'block'>
+  explorer: { tx(hash: string): string; attestation(uid: string): string }
+  /** TASKGATE_TASK_COST (taskCost). */
+  taskCost: Record<string, number>
+  ssePingMs: number
+}
+
+export class TaskService {
+  constructor(private d: TaskServiceDeps) {}
 
   /**
    * An earlier task with this Idempotency-Key, checked right after authentication and before any
@@ -42,10 +70,10 @@ export class TaskService {
     if (idempotencyKey === null) return null
     if (idempotencyKey.length < 1 || idempotencyKey.length > 255) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
     assertActsFor(p, input.agentId)
-    const prior = this.q.byIdempotencyKey.get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
+    const prior = this.d.tasks.byIdempotencyKey(p.operator.id, idempotencyKey)
     if (!prior) return null
-    if (prior.h !== requestHash(input)) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
-    return this.s.pipeline.task(prior.id)
+    if (prior.requestHash !== requestHash(input)) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
+    return this.d.pipeline.task(prior.id)
   }
 
   /**
@@ -57,7 +85,7 @@ export class TaskService {
   /** `agent`: the task's agent as the caller's admission check just read it (assertAdmissible), else read here. */
   submit(p: Principal, input: SubmitInput, idempotencyKey: string | null, agent?: AgentIdentity | null): Promise<{ task: TaskRow; replayed: boolean }> {
     const write = this.prepareSubmit(p, input, idempotencyKey, { agent })
-    return this.s.group.run(write)
+    return this.d.group.run(write)
   }
 
   /**
@@ -67,27 +95,27 @@ export class TaskService {
   private prepareSubmit(p: Principal, input: SubmitInput, idempotencyKey: string | null, o: { diagnostic?: boolean; agent?: AgentIdentity | null }): () => { task: TaskRow; replayed: boolean } {
     if (!(TASK_TYPES as readonly string[]).includes(input.taskType)) throw badRequest('INVALID_TASK_TYPE', `unknown taskType ${input.taskType} (allowed: ${TASK_TYPES.join(', ')})`, { allowed: TASK_TYPES })
     assertActsFor(p, input.agentId)
-    const agent = o.agent?.id === input.agentId && o.agent.operatorId === p.operator.id ? o.agent : this.s.agents.identity(p.operator.id, input.agentId)
+    const agent = o.agent?.id === input.agentId && o.agent.operatorId === p.operator.id ? o.agent : this.d.agents.identity(p.operator.id, input.agentId)
     // The kill-switch as of now (not as the request began); system records (taskType system) are not agent work.
-    if (input.taskType !== 'system') assertNotKilled(this.s.operators.byId(p.operator.id) ?? p.operator)
+    if (input.taskType !== 'system') assertNotKilled(this.d.operators.byId(p.operator.id) ?? p.operator)
     const model = input.model ?? agent.model
-    const provider = this.s.compute.resolveModel(model)
+    const provider = this.d.compute.resolveModel(model)
     if (!provider) throw badRequest('UNKNOWN_MODEL', `no provider serves model ${model}`)
     if (idempotencyKey !== null && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-255 characters')
     const hash = requestHash(input)
     return () => {
       if (idempotencyKey) { // a concurrent twin may have won since replay() looked
-        const prior = this.q.byIdempotencyKey.get(p.operator.id, idempotencyKey) as { id: string; h: string } | null
+        const prior = this.d.tasks.byIdempotencyKey(p.operator.id, idempotencyKey)
         if (prior) {
-          if (prior.h !== hash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
-          return { task: this.s.pipeline.task(prior.id)!, replayed: true }
+          if (prior.requestHash !== hash) throw conflict('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request body')
+          return { task: this.d.pipeline.task(prior.id)!, replayed: true }
         }
       }
       // Short of credits → 402 before any stage, so a refused or held task is never recorded for
       // an operator who could not pay for it (the route adds the x402 payment requirements).
-      if (o.diagnostic !== true) this.s.ledger.assertCovers(p.operator.id, this.costOf(input.taskType))
-      const now = this.s.clock.now()
-      return { task: this.s.pipeline.admit({
+      if (o.diagnostic !== true) this.d.ledger.assertCovers(p.operator.id, this.costOf(input.taskType))
+      const now = this.d.clock.now()
+      return { task: this.d.pipeline.admit({
         id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: hash, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
@@ -100,41 +128,41 @@ export class TaskService {
    * job), with their approval requests, in one transaction. Returns how many it deleted.
    */
   pruneRefused(before: number, limit: number): number {
-    const store = this.s.taskStore
-    return this.s.db.$client.transaction(() => {
-      const ids = store.refusedBefore(before, limit)
+    const { tasks, approvals } = this.d
+    return this.d.tx.write(() => {
+      const ids = tasks.refusedBefore(before, limit)
       for (const id of ids) {
-        this.s.approvals.forgetTask(id)
-        store.delete(id)
+        approvals.forgetTask(id)
+        tasks.delete(id)
       }
       return ids.length
-    }).immediate()
+    })
   }
 
-  costOf(taskType: string): number { return this.s.config.taskCost[taskType] ?? this.s.config.taskCost.default ?? 1 }
+  costOf(taskType: string): number { return taskCost(this.d.taskCost, taskType) }
 
   /** Runs a diagnostic task for one of the operator's agents through the operator's test key. */
   testRun(p: Principal, agentId: string, body: { taskType?: string; prompt?: string }): TaskRow {
-    const agent = assertAdmissible(this.s, p, agentId)! // free, but still an agent run: kill-switch and ToS apply
+    const agent = assertAdmissible(this.d, p, agentId)! // free, but still an agent run: kill-switch and ToS apply
     const taskType = body.taskType ?? agent.capabilities[0]!
     const prompt = body.prompt ?? (taskType === 'sentiment_analysis'
       ? 'Diagnostic run: the service was fast and the answers were excellent, but setup was a little confusing.'
       : 'Diagnostic run. TaskGate checks that this agent can run a task end to end. The result is verified, stored on IPFS, attested and signed.')
-    return this.s.db.$client.transaction(() => {
-      const key = this.s.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
+    return this.d.tx.write(() => {
+      const key = this.d.keys.consumeTestUse(p.operator.id, TIER_LIMITS[effectiveTier(p.operator)].defaultRpm)
       return this.prepareSubmit({ operator: p.operator, via: 'apiKey', key }, { agentId, taskType, prompt }, null, { diagnostic: true, agent })().task
-    }).immediate()
+    })
   }
 
   /** The operator's task or 404. */
   owned(operatorId: string, id: string): TaskRow {
-    const t = this.s.pipeline.task(id)
+    const t = this.d.pipeline.task(id)
     if (!t || t.operatorId !== operatorId) throw notFound('task')
     return t
   }
 
   get(id: string): TaskRow {
-    const t = this.s.pipeline.task(id)
+    const t = this.d.pipeline.task(id)
     if (!t) throw notFound('task')
     return t
   }
@@ -145,8 +173,8 @@ export class TaskService {
       id: t.id, taskType: t.taskType, status: t.status, agentId: t.agentId, model: t.model, provider: t.provider,
       latencyMs: t.latencyMs, ipfsCid: t.ipfsCid, stateRoot: t.stateRoot, verificationStatus: t.verificationStatus,
       verificationScore: t.verificationScore, verificationProof: t.verificationProof,
-      verificationExplorerUrl: t.verificationProof ? this.s.explorer.tx(t.verificationProof) : null,
-      attestationUid: t.attestationUid, attestationExplorerUrl: t.attestationUid ? this.s.explorer.attestation(t.attestationUid) : null,
+      verificationExplorerUrl: t.verificationProof ? this.d.explorer.tx(t.verificationProof) : null,
+      attestationUid: t.attestationUid, attestationExplorerUrl: t.attestationUid ? this.d.explorer.attestation(t.attestationUid) : null,
       receiptCid: t.receiptCid, createdAt: new Date(t.createdAt).toISOString(), completedAt: isoOrNull(t.completedAt),
     }
   }
@@ -160,13 +188,13 @@ export class TaskService {
    * instead of reading them.
    */
   detail(t: TaskRow, owner: boolean, timeline: TimelineEvent[] | null = null) {
-    const att = t.attestation || !t.attestationUid ? null : this.s.taskStore.attestation(t.attestationUid)
+    const att = t.attestation || !t.attestationUid ? null : this.d.tasks.attestation(t.attestationUid)
     const events = owner ? (timeline ?? this.storedTimeline(t.id)) : null
     const base = {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode,
       creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? att?.attestation ?? null,
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
-      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.s.approvals.idForTask(t.id),
+      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.d.approvals.idForTask(t.id),
     }
     if (!events) return base
     // A task that failed before its debit kept only its prompt's hash and length (PipelineRunner).
@@ -176,12 +204,12 @@ export class TaskService {
 
   /**
    * The signed receipt: in the row as the pipeline just committed it, or in rows finished before it
-   * stopped being stored there (src/tasks/store.ts); else the receipt document at `receiptCid`.
+   * stopped being stored there (src/tasks/repository.ts); else the receipt document at `receiptCid`.
    */
   private receiptOf(t: TaskRow): Record<string, unknown> | null {
     if (t.receipt || !t.receiptCid) return t.receipt ?? null
     const cid = parseCid(t.receiptCid)
-    const block = cid ? this.s.ipfs.block(cid) : null
+    const block = cid ? this.d.ipfs.block(cid) : null
     if (!block) return null // a data dir restored without its ipfs.db
     try {
       const { type: _type, ...receipt } = JSON.parse(new TextDecoder().decode(block)) as Record<string, unknown>
@@ -194,20 +222,20 @@ export class TaskService {
    * task that finished before migration 0013, its rows in task_events (ids from that table).
    */
   private storedTimeline(taskId: string): TimelineEvent[] {
-    const stored = this.s.taskStore.timeline(taskId)
+    const stored = this.d.tasks.timeline(taskId)
     if (stored) return stored.map((e, i) => ({ id: i + 1, stage: e.stage, name: e.name, status: e.status, detail: e.detail ?? null, at: e.at }))
-    return (this.s.db.$client.query('SELECT id, stage, name, status, detail, at FROM task_events WHERE task_id = ?1 ORDER BY id').all(taskId) as (Omit<TimelineEvent, 'detail'> & { detail: string | null })[])
-      .map((e) => ({ ...e, detail: e.detail ? JSON.parse(e.detail) as Record<string, unknown> : null }))
+    return this.d.tasks.legacyEvents(taskId)
   }
 
   /**
-   * A page of a task list with its exact total (src/tasks/list.ts: counters, one index range).
-   * `includeSystem`: also system tasks (ToS acceptances), for the operator's own list only.
+   * A page of a task list with its exact total (src/tasks/list.ts: counters, one index range), the
+   * count and the page read in one snapshot. `includeSystem`: also system tasks (ToS acceptances),
+   * for the operator's own list only.
    */
   list(q: { page?: number; limit?: number; status?: string; taskType?: string; operatorId?: string; agentId?: string; includeSystem?: boolean }) {
     const page = q.page ?? 1
     const limit = q.limit ?? 20
-    const { rows, total } = this.lists.page(q, page, limit)
+    const { rows, total } = this.d.tx.read(() => this.d.lists.page(q, page, limit))
     return { data: rows.map((t) => this.publicView(t)), total, page, limit, totalPages: Math.ceil(total / limit) }
   }
 
@@ -216,21 +244,21 @@ export class TaskService {
    * terminal (or held for approval), when the client leaves, or when the guard's credential fails.
    */
   events(t: TaskRow, guard: StreamGuard): ReadableStream<Uint8Array> {
-    const emitter = this.s.pipeline.events
+    const emitter = this.d.pipeline.events
     return eventStream({
-      guard, pingMs: this.s.config.ssePingMs,
+      guard, pingMs: this.d.ssePingMs,
       open: (sink) => {
         let last = 0
         const send = (e: { id: number; stage: number; name: string; status: string; detail: unknown; at: number | string }) => {
           if (sink.closed || e.id <= last) return
           last = e.id
           sink.send({ id: e.id, event: 'stage', data: { taskId: t.id, stage: e.stage, name: e.name, status: e.status, detail: e.detail, at: typeof e.at === 'number' ? new Date(e.at).toISOString() : e.at } })
-          const cur = this.s.pipeline.task(t.id)
+          const cur = this.d.pipeline.task(t.id)
           if (cur && (TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL') && (e.status === 'failed' || e.status === 'completed' || e.status === 'held')) sink.close()
         }
         emitter.on(t.id, send)
         for (const e of this.storedTimeline(t.id)) send(e)
-        const cur = this.s.pipeline.task(t.id)
+        const cur = this.d.pipeline.task(t.id)
         if (cur && TERMINAL.has(cur.status)) sink.close()
         return () => { emitter.off(t.id, send) }
       },

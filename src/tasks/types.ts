@@ -1,10 +1,10 @@
-// The task as the tasks domain stores it (src/tasks/store.ts); the pipeline moves it stage by stage.
+// The task as the tasks domain stores it (src/tasks/repository.ts); the pipeline moves it stage by stage.
 import type { tasks } from '../db/schema'
 
 /**
  * A task as stored, plus what the pipeline hands on in memory only with the row it just committed
- * (never written: src/tasks/store.ts NOT_WRITTEN): the signed attestation, stored in `attestations`.
- * The timeline column is not part of it: written with the events (TaskStore), read on its own.
+ * (never written: src/tasks/repository.ts NOT_WRITTEN): the signed attestation, stored in `attestations`.
+ * The timeline column is not part of it: written with the events (TaskRepository), read on its own.
  */
 export type TaskRow = Omit<typeof tasks.$inferSelect, 'timeline'> & { attestation?: Record<string, unknown> }
 export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>>

@@ -11,7 +11,7 @@ import { conflict, forbidden } from '../http/errors'
 import type { IpfsNode } from '../ipfs/node'
 import { newSortableId } from '../lib/ids'
 import type { TaskRow } from '../tasks/types'
-import type { TaskStore } from '../tasks/store'
+import type { TaskRepository } from '../tasks/repository'
 import type { TosAcceptance, TosRepository } from './repository'
 
 /** EIP-712 types of the acceptance document (domain `{ name: "TaskGate", version: "1", chainId }`). */
@@ -30,7 +30,7 @@ export class TosService {
   constructor(
     private repo: TosRepository, private tx: Transactor, private clock: Clock,
     private signer: { account: PrivateKeyAccount; tosDomain: { name: string; version: string; chainId: number } },
-    private ipfs: Pick<IpfsNode, 'addJson'>, private tasks: Pick<TaskStore, 'insert'>, readonly required: boolean,
+    private ipfs: Pick<IpfsNode, 'addJson'>, private tasks: Pick<TaskRepository, 'insert'>, readonly required: boolean,
   ) {}
 
   private view(r: { version: string; text: string; createdAt: number }, current: string): TosVersion {

@@ -16,7 +16,7 @@ import { MetaRepository } from '../../src/db/meta'
 import { SqliteTransactor } from '../../src/db/transactor'
 import { JobRunner } from '../../src/jobs/runner'
 import { createLogger } from '../../src/log'
-import { TaskStore } from '../../src/tasks/store'
+import { TaskRepository } from '../../src/tasks/repository'
 import { migratedDb } from '../helpers/db'
 
 const DAY = 86_400_000
@@ -69,7 +69,7 @@ const migrationStatements = () => readFileSync(join(import.meta.dir, '../../migr
 const clock = new Clock(new MetaRepository(db))
 const tx = new SqliteTransactor(sqlite)
 const guardrails = new GuardrailStore(new GuardrailRepository(db), tx, clock, new JobRunner(new JobRepository(db), tx, clock, createLogger('silent')), Buffer.alloc(32), () => 1)
-const tasks = new TaskStore(sqlite)
+const tasks = new TaskRepository(db)
 const HOUR = 3_600_000
 const t0 = Date.UTC(2026, 10, 20, 9, 0, 0, 0)
 

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Database } from 'bun:sqlite'
 import { migratedDb } from '../helpers/db'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { TaskLists, type ListFilter } from '../../src/tasks/list'
 import { ProblemError } from '../../src/http/errors'
 
@@ -51,7 +52,7 @@ const FILTERS: ListFilter[] = [
 describe('task list pages', () => {
   for (const limits of [{ maxScan: 1e9, seekAfter: 0 }, { maxScan: 1e9, seekAfter: 1e9 }, { maxScan: 1e9, seekAfter: 40 }]) {
     test(`every page of every filter equals direct SQL (seek after ${limits.seekAfter})`, () => {
-      const lists = new TaskLists(db, limits)
+      const lists = new TaskLists(drizzle({ client: db }), limits)
       for (const f of FILTERS) {
         const ids = expected(f)
         expect(ids.length).toBeGreaterThan(0)
@@ -67,7 +68,7 @@ describe('task list pages', () => {
   }
 
   test('a page too far from both ends is refused with PAGE_TOO_DEEP, unless the day seek reaches it', () => {
-    const lists = new TaskLists(db, { maxScan: 50, seekAfter: 10 })
+    const lists = new TaskLists(drizzle({ client: db }), { maxScan: 50, seekAfter: 10 })
     const agent = expected({ agentId: 'ag_2' })
     const middle = Math.floor(agent.length / 2 / 10)
     let err: unknown = null
@@ -93,7 +94,7 @@ describe('index use', () => {
         return typeof v === 'function' ? v.bind(target) : v
       },
     })
-    const lists = new TaskLists(recording, { maxScan: 1e9, seekAfter: 40 })
+    const lists = new TaskLists(drizzle({ client: recording }), { maxScan: 1e9, seekAfter: 40 })
     const shapes: ListFilter[] = [...FILTERS, { status: 'FAILED' }, { agentId: 'ag_1', status: 'COMPLETED' }, { taskType: 'general', status: 'FAILED' }, { operatorId: 'op_a', taskType: 'code', status: 'COMPLETED' }]
     let checked = 0
     for (const f of shapes) {

@@ -1,9 +1,12 @@
 // Stage 1: guardrails and policy. Runs inside the submit transaction. Rules are a list so later
 // features (kill-switch, guardrails, approval thresholds) plug in without touching the runner.
+// Touches: the operators (kill-switch), the guardrails, the approval queue (holdFor).
 import { KILL_SWITCH_CODE, killSwitchRefusal } from '../../guardrails/kill-switch'
 import type { Stage, StageContext, StageResult } from '../types'
 
-export type PolicyRule = (ctx: StageContext) => StageResult | null
+/** What the rules read. */
+export type PolicyContext = StageContext<'operators' | 'guardrails' | 'holdFor'>
+export type PolicyRule = (ctx: PolicyContext) => StageResult | null
 
 /** The agent may only run task types listed in its capabilities. */
 export const allowedTaskTypes: PolicyRule = ({ task, agent }) =>
@@ -19,8 +22,8 @@ export const agentActive: PolicyRule = ({ agent }) =>
  * maxPromptLength, blockedPatterns (linear-time matcher), maxTasksPerHour (rolling),
  * maxCreditsPerDay (UTC day).
  */
-export const operatorGuardrails: PolicyRule = ({ task, s }) => {
-  const why = s.guardrails.check(task)
+export const operatorGuardrails: PolicyRule = ({ task, guardrails }) => {
+  const why = guardrails.check(task)
   return why === null ? null : { fail: { code: 'GUARDRAIL_BLOCKED', message: why } }
 }
 
@@ -28,13 +31,13 @@ export const operatorGuardrails: PolicyRule = ({ task, s }) => {
  * Last: an action whose `requestedValue` exceeds the operator's `approvalThreshold` is held for
  * approval (PENDING_APPROVAL, nothing charged) unless every auto-approve rule passes.
  */
-export const approvalThreshold: PolicyRule = ({ task, s }) => s.approvals.holdFor(task)
+export const approvalThreshold: PolicyRule = ({ task, holdFor }) => holdFor(task)
 
 export const POLICY_RULES: PolicyRule[] = [agentActive, allowedTaskTypes, operatorGuardrails, approvalThreshold]
 
 /** The kill-switch as of now (a submission meets it before stage 1: assertNotKilled). */
-export const notKilled: PolicyRule = ({ task, s }) => {
-  const refusal = killSwitchRefusal(s.operators.byId(task.operatorId) ?? { flags: null })
+export const notKilled: PolicyRule = ({ task, operators }) => {
+  const refusal = killSwitchRefusal(operators.byId(task.operatorId) ?? { flags: null })
   return refusal === null ? null : { fail: { code: KILL_SWITCH_CODE, message: refusal } }
 }
 
@@ -48,7 +51,7 @@ export const notKilled: PolicyRule = ({ task, s }) => {
 export const RESUME_RULES: PolicyRule[] = [notKilled, agentActive, allowedTaskTypes, operatorGuardrails]
 
 /** Why an approved task may no longer run (the first failing RESUME_RULES rule), or null. */
-export function resumeRefusal(ctx: StageContext): { code: string; message: string } | null {
+export function resumeRefusal(ctx: PolicyContext): { code: string; message: string } | null {
   for (const rule of RESUME_RULES) {
     const r = rule(ctx)
     if (r?.fail) return r.fail
@@ -59,7 +62,7 @@ export function resumeRefusal(ctx: StageContext): { code: string; message: strin
 export const policy: Stage = {
   n: 1,
   name: 'policy',
-  sync: (ctx) => {
+  sync: (ctx: PolicyContext) => {
     for (const rule of POLICY_RULES) {
       const r = rule(ctx)
       if (r) return r

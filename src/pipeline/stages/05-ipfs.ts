@@ -3,8 +3,9 @@
 // carries the prompt's and output's hashes; the output itself only when the operator's guardrail
 // setting `publishOutputs` is on (docs/pipeline.md, "Stages"). The receipt and attestation sign the
 // hashes, so verification never needs the text.
+// Touches: the IPFS node, the guardrails (publishOutputs).
 import { taskHashes } from '../verification'
-import type { Stage, StageResult, TaskRow } from '../types'
+import type { Stage, StageContext, StageResult, TaskRow } from '../types'
 
 export function taskDocument(task: TaskRow, publishOutput: boolean) {
   const { promptHash, outputHash } = taskHashes(task)
@@ -26,8 +27,8 @@ const stored = ({ cid, stored }: { cid: string; stored: Promise<void> }): StageR
 export const ipfs: Stage = {
   n: 5,
   name: 'ipfs',
-  run: ({ task, s }) => {
-    const put = s.ipfs.putJson(taskDocument(task, s.guardrails.current(task.operatorId).publishOutputs))
+  run: ({ task, ipfs, guardrails }: StageContext<'ipfs' | 'guardrails'>) => {
+    const put = ipfs.putJson(taskDocument(task, guardrails.current(task.operatorId).publishOutputs))
     return put instanceof Promise ? put.then(stored) : stored(put) // one block (nearly always): known at once
   },
 }

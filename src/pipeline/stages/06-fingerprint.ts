@@ -3,36 +3,36 @@
 // statistics. The new root is what stages 7 and 8 sign; it commits with them, and only if the
 // agent's committed root is still the one extended (ChainMoved otherwise), so a resumed or
 // reordered task never counts twice and the chain never forks.
+// Touches: the chain tips, the agents, the clock, the pioneer points, the tasks' repository (the agent's row).
 import type { Hex } from 'viem'
 import { taskHashes } from '../verification'
 import { leafHash, observe } from '../../agents/fingerprint'
 import { ChainMoved } from '../../agents/chain-tips'
-import type { Stage } from '../types'
+import type { Stage, StageContext } from '../types'
 
 export const fingerprint: Stage = {
   n: 6,
   name: 'fingerprint',
-  run: ({ task, agent, s }) => {
+  run: ({ task, agent, chainTips, agents, clock, pioneer, pioneerPoints, tasks }: StageContext<'chainTips' | 'agents' | 'clock' | 'pioneer' | 'pioneerPoints' | 'tasks'>) => {
     const leaf = leafHash({ taskId: task.id, ipfsCid: task.ipfsCid!, outputHash: taskHashes(task).outputHash, verificationScore: task.verificationScore ?? 0, latencyMs: task.latencyMs ?? 0 })
-    const { prev, root } = s.chainTips.extend(agent.id, task.id, leaf, () => s.agents.byId(agent.id)!.stateRoot as Hex)
+    const { prev, root } = chainTips.extend(agent.id, task.id, leaf, () => agents.byId(agent.id)!.stateRoot as Hex)
     return {
       patch: { stateRoot: root },
       detail: { leaf },
       apply: () => {
-        const a = s.agents.byId(agent.id)!
+        const a = agents.byId(agent.id)!
         if (a.stateRoot !== prev) throw new ChainMoved(agent.id)
         const metrics = observe(a.metrics, {
           latencyMs: task.latencyMs ?? 0, outputSize: (task.output ?? '').length, verificationScore: task.verificationScore ?? 0,
           cost: task.creditsCharged, failure: 0,
         })
         const verified = task.verificationStatus === 'VERIFIED' ? 1 : 0
-        s.db.$client.query('UPDATE agents SET state_root = ?2, metrics = ?3, total_tasks = total_tasks + 1, verified_tasks = verified_tasks + ?4, last_active_at = ?5 WHERE id = ?1')
-          .run(a.id, root, JSON.stringify(metrics), verified, s.clock.now())
+        tasks.recordAgentCompletion(a.id, { stateRoot: root, metrics: JSON.stringify(metrics), verified, at: clock.now() })
         // The row as the UPDATE left it (read above in this transaction), without reading it again.
         const updated = { ...a, stateRoot: root, metrics, totalTasks: a.totalTasks + 1, verifiedTasks: a.verifiedTasks + verified }
         // Awarded when this task makes the agent TRUSTED (a is the row as committed before it, read in
         // this transaction): not tried again by every later task of a trusted agent.
-        if (s.agents.trust(updated).trustLevel === 'TRUSTED' && s.agents.trust(a).trustLevel !== 'TRUSTED') s.pioneer.award(a.operatorId, 'trusted_level', s.config.pioneer.trustedLevelPoints, `trusted:${a.id}`)
+        if (agents.trust(updated).trustLevel === 'TRUSTED' && agents.trust(a).trustLevel !== 'TRUSTED') pioneer.award(a.operatorId, 'trusted_level', pioneerPoints.trustedLevel, `trusted:${a.id}`)
       },
     }
   },
