@@ -5,6 +5,7 @@ import type { Db } from '../db'
 import { ReadCache } from '../db/read-cache'
 import { agents } from '../db/schema'
 import type { Metrics } from './fingerprint'
+import { preparedOnUse, setTo } from '../db/sql'
 
 export interface AgentRow {
   id: string; operatorId: string; displayName: string; description: string; model: string; agentVersion: string
@@ -29,8 +30,6 @@ const IDENTITY = {
 }
 
 const p = sql.placeholder
-/** A placeholder as an UPDATE's value (drizzle's types take no bare placeholder there). */
-const v = (name: string) => sql`${p(name)}`
 
 export class AgentRepository {
   private identities: ReadCache<AgentIdentity | null>
@@ -39,22 +38,22 @@ export class AgentRepository {
   constructor(db: Db) {
     // Every task updates its agent's row (stage 6), but not these columns: the identity survives it.
     this.identities = new ReadCache(db.$client, [{ table: 'agents', columns: Object.values(IDENTITY).map((c) => c.name), as: 'agents_identity' }])
-    this.q = {
-      byId: db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
-      identity: db.select(IDENTITY).from(agents).where(eq(agents.id, p('id'))).prepare(),
-      withTasks: db.select().from(agents).where(or(gt(agents.totalTasks, 0), gt(agents.failedTasks, 0))).prepare(),
-      activeCount: db.select({ n: count() }).from(agents).where(and(eq(agents.operatorId, p('operatorId')), eq(agents.status, 'ACTIVE'))).prepare(),
-      list: db.select().from(agents).where(eq(agents.operatorId, p('operatorId'))).orderBy(asc(agents.createdAt)).prepare(),
-      insert: db.insert(agents).values({
+    this.q = preparedOnUse({
+      byId: () => db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
+      identity: () => db.select(IDENTITY).from(agents).where(eq(agents.id, p('id'))).prepare(),
+      withTasks: () => db.select().from(agents).where(or(gt(agents.totalTasks, 0), gt(agents.failedTasks, 0))).prepare(),
+      activeCount: () => db.select({ n: count() }).from(agents).where(and(eq(agents.operatorId, p('operatorId')), eq(agents.status, 'ACTIVE'))).prepare(),
+      list: () => db.select().from(agents).where(eq(agents.operatorId, p('operatorId'))).orderBy(asc(agents.createdAt)).prepare(),
+      insert: () => db.insert(agents).values({
         id: p('id'), operatorId: p('operatorId'), displayName: p('displayName'), description: p('description'), model: p('model'),
         agentVersion: p('agentVersion'), capabilities: p('capabilities'), status: 'ACTIVE', keyId: p('keyId'), stateRoot: p('stateRoot'),
         metrics: {}, createdAt: p('createdAt'), updatedAt: p('createdAt'),
       }).prepare(),
-      edit: db.update(agents).set({
-        displayName: v('displayName'), description: v('description'), capabilities: v('capabilities'), model: v('model'), updatedAt: v('now'),
+      edit: () => db.update(agents).set({
+        displayName: setTo('displayName'), description: setTo('description'), capabilities: setTo('capabilities'), model: setTo('model'), updatedAt: setTo('now'),
       }).where(eq(agents.id, p('id'))).prepare(),
-      archive: db.update(agents).set({ status: 'ARCHIVED', updatedAt: v('now') }).where(eq(agents.id, p('id'))).prepare(),
-    }
+      archive: () => db.update(agents).set({ status: 'ARCHIVED', updatedAt: setTo('now') }).where(eq(agents.id, p('id'))).prepare(),
+    })
   }
 
   byId(id: string): AgentRow | null { return (this.q.byId.get({ id }) as AgentRow | undefined) ?? null }

@@ -2,7 +2,7 @@
 import { and, count, desc, eq, min, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db'
 import { approvals as a } from '../db/schema'
-import { changes, setTo } from '../db/sql'
+import { changes, setTo, preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
@@ -35,29 +35,29 @@ export class ApprovalRepository {
     const before = sql`(${a.createdAt}, ${a.id}) < (${p('beforeAt')}, ${p('beforeId')})`
     const page = (where: SQL | undefined) => db.select(cols).from(a).where(where).orderBy(desc(a.createdAt), desc(a.id)).limit(p('limit')).prepare()
     const pending = eq(a.decision, 'PENDING')
-    this.q = {
-      insert: db.insert(a).values({
+    this.q = preparedOnUse({
+      insert: () => db.insert(a).values({
         id: p('id'), operatorId: p('operatorId'), taskId: p('taskId'), agentId: p('agentId'), actionType: p('actionType'), operation: p('operation'), target: p('target'),
         requestedValue: p('requestedValue'), currency: p('currency'), triggerPolicy: p('triggerPolicy'), triggerReason: p('triggerReason'),
         policyEvaluations: setTo('policyEvaluations'), evidenceRefs: setTo('evidenceRefs'), decision: 'PENDING', createdAt: p('createdAt'), expiresAt: p('expiresAt'),
       }).prepare(),
-      get: db.select(cols).from(a).where(eq(a.id, p('id'))).prepare(),
-      byTask: db.select({ id: a.id }).from(a).where(eq(a.taskId, p('taskId'))).prepare(),
-      list: page(and(operator, eq(a.decision, p('decision')))),
-      listBefore: page(and(operator, eq(a.decision, p('decision')), before)),
-      agentList: page(and(agent, eq(a.decision, p('decision')))),
-      agentListBefore: page(and(agent, eq(a.decision, p('decision')), before)),
-      position: db.select({ createdAt: a.createdAt, id: a.id }).from(a).where(and(eq(a.id, p('id')), operator)).prepare(),
-      agentPosition: db.select({ createdAt: a.createdAt, id: a.id }).from(a).where(and(eq(a.id, p('id')), operator, eq(a.agentId, p('agentId')))).prepare(),
-      count: db.select({ n: count() }).from(a).where(and(operator, pending)).prepare(),
-      agentCount: db.select({ n: count() }).from(a).where(and(agent, pending)).prepare(),
-      nextExpiry: db.select({ at: min(a.expiresAt) }).from(a).where(and(operator, pending)).prepare(),
-      pendingOf: db.select(cols).from(a).where(and(operator, pending)).prepare(),
-      decide: db.update(a).set({ decision: setTo('decision'), decidedBy: setTo('decidedBy'), decidedAt: setTo('decidedAt'), decisionNote: setTo('note') })
+      get: () => db.select(cols).from(a).where(eq(a.id, p('id'))).prepare(),
+      byTask: () => db.select({ id: a.id }).from(a).where(eq(a.taskId, p('taskId'))).prepare(),
+      list: () => page(and(operator, eq(a.decision, p('decision')))),
+      listBefore: () => page(and(operator, eq(a.decision, p('decision')), before)),
+      agentList: () => page(and(agent, eq(a.decision, p('decision')))),
+      agentListBefore: () => page(and(agent, eq(a.decision, p('decision')), before)),
+      position: () => db.select({ createdAt: a.createdAt, id: a.id }).from(a).where(and(eq(a.id, p('id')), operator)).prepare(),
+      agentPosition: () => db.select({ createdAt: a.createdAt, id: a.id }).from(a).where(and(eq(a.id, p('id')), operator, eq(a.agentId, p('agentId')))).prepare(),
+      count: () => db.select({ n: count() }).from(a).where(and(operator, pending)).prepare(),
+      agentCount: () => db.select({ n: count() }).from(a).where(and(agent, pending)).prepare(),
+      nextExpiry: () => db.select({ at: min(a.expiresAt) }).from(a).where(and(operator, pending)).prepare(),
+      pendingOf: () => db.select(cols).from(a).where(and(operator, pending)).prepare(),
+      decide: () => db.update(a).set({ decision: setTo('decision'), decidedBy: setTo('decidedBy'), decidedAt: setTo('decidedAt'), decisionNote: setTo('note') })
         .where(and(eq(a.id, p('id')), pending)).prepare(),
-      setCallback: db.update(a).set({ callbackUrl: setTo('url') }).where(eq(a.id, p('id'))).prepare(),
-      forgetTask: db.delete(a).where(eq(a.taskId, p('taskId'))).prepare(),
-    }
+      setCallback: () => db.update(a).set({ callbackUrl: setTo('url') }).where(eq(a.id, p('id'))).prepare(),
+      forgetTask: () => db.delete(a).where(eq(a.taskId, p('taskId'))).prepare(),
+    })
   }
 
   insert(r: NewApproval): void { this.q.insert.run({ ...r }) }

@@ -3,6 +3,7 @@
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { agents, complianceCertificates, ledgerEntries, tasks } from '../db/schema'
+import { preparedOnUse } from '../db/sql'
 
 /** The ledger reasons that count as spending (net of their refunds). */
 const SPENDING = ['task_debit', 'compute_debit', 'task_refund', 'compute_refund']
@@ -15,20 +16,20 @@ export class ComplianceRepository {
     const c = complianceCertificates
     const notSystem = ne(tasks.taskType, 'system')
     const finishedAt = sql`coalesce(${tasks.completedAt}, ${tasks.updatedAt})`
-    this.q = {
-      counts: db.select({ status: tasks.status, n: count(), verified: sql<number | null>`sum(CASE WHEN ${tasks.verificationStatus} = 'VERIFIED' THEN 1 ELSE 0 END)` })
+    this.q = preparedOnUse({
+      counts: () => db.select({ status: tasks.status, n: count(), verified: sql<number | null>`sum(CASE WHEN ${tasks.verificationStatus} = 'VERIFIED' THEN 1 ELSE 0 END)` })
         .from(tasks).where(and(eq(tasks.operatorId, p('operatorId')), notSystem, gte(tasks.createdAt, p('from')), lt(tasks.createdAt, p('to')))).groupBy(tasks.status).prepare(),
-      spent: db.select({ n: sql<number>`coalesce(-sum(${ledgerEntries.delta}), 0)` }).from(ledgerEntries)
+      spent: () => db.select({ n: sql<number>`coalesce(-sum(${ledgerEntries.delta}), 0)` }).from(ledgerEntries)
         .where(and(eq(ledgerEntries.operatorId, p('operatorId')), inArray(ledgerEntries.reason, SPENDING), gte(ledgerEntries.createdAt, p('from')), lt(ledgerEntries.createdAt, p('to')))).prepare(),
-      agents: db.select({ id: agents.id }).from(agents).where(eq(agents.operatorId, p('operatorId'))).orderBy(asc(agents.id)).prepare(),
-      agentTasks: db.select({ n: count() }).from(tasks).where(and(eq(tasks.agentId, p('agentId')), notSystem, gte(tasks.createdAt, p('from')), lt(tasks.createdAt, p('to')))).prepare(),
-      agentRoot: db.select({ r: tasks.stateRoot }).from(tasks).where(and(eq(tasks.agentId, p('agentId')), isNotNull(tasks.stateRoot), lt(finishedAt, p('to'))))
+      agents: () => db.select({ id: agents.id }).from(agents).where(eq(agents.operatorId, p('operatorId'))).orderBy(asc(agents.id)).prepare(),
+      agentTasks: () => db.select({ n: count() }).from(tasks).where(and(eq(tasks.agentId, p('agentId')), notSystem, gte(tasks.createdAt, p('from')), lt(tasks.createdAt, p('to')))).prepare(),
+      agentRoot: () => db.select({ r: tasks.stateRoot }).from(tasks).where(and(eq(tasks.agentId, p('agentId')), isNotNull(tasks.stateRoot), lt(finishedAt, p('to'))))
         .orderBy(desc(finishedAt), desc(tasks.id)).limit(1).prepare(),
-      insert: db.insert(c).values({ id: p('id'), operatorId: p('operatorId'), issuedAt: p('issuedAt'), autoKey: p('autoKey'), certificate: p('certificate') })
+      insert: () => db.insert(c).values({ id: p('id'), operatorId: p('operatorId'), issuedAt: p('issuedAt'), autoKey: p('autoKey'), certificate: p('certificate') })
         .onConflictDoNothing().prepare(),
-      hasAuto: db.select({ one: sql`1` }).from(c).where(eq(c.autoKey, p('autoKey'))).prepare(),
-      list: db.select({ certificate: c.certificate }).from(c).where(eq(c.operatorId, p('operatorId'))).orderBy(desc(c.issuedAt), sql`rowid DESC`).prepare(),
-    }
+      hasAuto: () => db.select({ one: sql`1` }).from(c).where(eq(c.autoKey, p('autoKey'))).prepare(),
+      list: () => db.select({ certificate: c.certificate }).from(c).where(eq(c.operatorId, p('operatorId'))).orderBy(desc(c.issuedAt), sql`rowid DESC`).prepare(),
+    })
   }
 
   /** The operator's tasks created in [from, to) by status, with how many of each were verified (system tasks excluded). */

@@ -3,7 +3,7 @@
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { computeJobEvents as ev, computeJobs as j, providerKeys, providers } from '../db/schema'
-import { changes, prepareSql, setTo } from '../db/sql'
+import { changes, prepareSql, setTo, preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
@@ -24,47 +24,47 @@ export class ComputeRepository {
 
   constructor(db: Db) {
     const queued = eq(j.status, 'queued')
-    this.q = {
-      hasBuiltin: db.select({ x: sql<number>`1` }).from(providers).where(eq(providers.kind, 'builtin')).prepare(),
-      providers: db.select({ id: providers.id, name: providers.name, kind: providers.kind, baseUrl: providers.baseUrl, models: sql<string>`${providers.models}` })
+    this.q = preparedOnUse({
+      hasBuiltin: () => db.select({ x: sql<number>`1` }).from(providers).where(eq(providers.kind, 'builtin')).prepare(),
+      providers: () => db.select({ id: providers.id, name: providers.name, kind: providers.kind, baseUrl: providers.baseUrl, models: sql<string>`${providers.models}` })
         .from(providers).orderBy(asc(providers.createdAt)).prepare(),
-      keysOf: db.select({ id: providerKeys.id, secret: providerKeys.secret, first4: providerKeys.first4, last4: providerKeys.last4, rpm: providerKeys.rpm, concurrency: providerKeys.concurrency })
+      keysOf: () => db.select({ id: providerKeys.id, secret: providerKeys.secret, first4: providerKeys.first4, last4: providerKeys.last4, rpm: providerKeys.rpm, concurrency: providerKeys.concurrency })
         .from(providerKeys).where(eq(providerKeys.providerId, p('providerId'))).orderBy(asc(providerKeys.createdAt), asc(sql`rowid`)).prepare(),
-      named: db.select({ x: sql<number>`1` }).from(providers).where(eq(providers.name, p('name'))).prepare(),
-      insertProvider: db.insert(providers).values({ id: p('id'), name: p('name'), kind: p('kind'), baseUrl: p('baseUrl'), models: setTo('models'), createdAt: p('createdAt') }).prepare(),
-      insertKey: db.insert(providerKeys).values({
+      named: () => db.select({ x: sql<number>`1` }).from(providers).where(eq(providers.name, p('name'))).prepare(),
+      insertProvider: () => db.insert(providers).values({ id: p('id'), name: p('name'), kind: p('kind'), baseUrl: p('baseUrl'), models: setTo('models'), createdAt: p('createdAt') }).prepare(),
+      insertKey: () => db.insert(providerKeys).values({
         id: p('id'), providerId: p('providerId'), secret: p('secret'), first4: p('first4'), last4: p('last4'), rpm: p('rpm'), concurrency: p('concurrency'), createdAt: p('createdAt'),
       }).prepare(),
-      deleteProvider: db.delete(providers).where(eq(providers.id, p('id'))).prepare(),
+      deleteProvider: () => db.delete(providers).where(eq(providers.id, p('id'))).prepare(),
 
-      queuedCount: db.select({ n: count() }).from(j).where(queued).prepare(),
-      insertJob: db.insert(j).values({
+      queuedCount: () => db.select({ n: count() }).from(j).where(queued).prepare(),
+      insertJob: () => db.insert(j).values({
         id: p('id'), operatorId: p('operatorId'), taskId: p('taskId'), agentId: p('agentId'), model: p('model'), request: setTo('request'), status: 'queued',
         creditsCharged: p('creditsCharged'), idempotencyKey: p('idempotencyKey'), requestHash: p('requestHash'), createdAt: p('createdAt'),
       }).prepare(),
-      event: db.insert(ev).values({ jobId: p('jobId'), event: p('event'), data: setTo('data'), at: p('at') }).returning({ id: ev.id }).prepare(),
-      job: db.select({
+      event: () => db.insert(ev).values({ jobId: p('jobId'), event: p('event'), data: setTo('data'), at: p('at') }).returning({ id: ev.id }).prepare(),
+      job: () => db.select({
         id: j.id, operatorId: j.operatorId, taskId: j.taskId, agentId: j.agentId, model: j.model, request: sql<string>`${j.request}`, status: j.status,
         result: sql<string | null>`${j.result}`, errorCode: j.errorCode, errorMessage: j.errorMessage, creditsCharged: j.creditsCharged, createdAt: j.createdAt,
       }).from(j).where(eq(j.id, p('id'))).prepare(),
       // The oldest queued job of each (operator, model): index compute_jobs(status, operator_id, model, created_at).
-      heads: prepareSql<QueueHead>(db.$client, sql`SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, created_at AS createdAt FROM ${j} c
+      heads: () => prepareSql<QueueHead>(db.$client, sql`SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, created_at AS createdAt FROM ${j} c
         WHERE status = 'queued' AND created_at = (SELECT min(created_at) FROM ${j} WHERE status = 'queued' AND operator_id = c.operator_id AND model = c.model)
         ORDER BY created_at, id`),
       // Jobs ahead of this one for the same model (jobs for other models do not hold it up).
-      position: db.select({ n: count() }).from(j)
+      position: () => db.select({ n: count() }).from(j)
         .where(and(queued, eq(j.model, p('model')), sql`(${j.createdAt} < ${p('createdAt')} OR (${j.createdAt} = ${p('createdAt')} AND ${j.id} < ${p('id')}))`)).prepare(),
-      byIdempotencyKey: db.select({ id: j.id, requestHash: j.requestHash }).from(j).where(and(eq(j.operatorId, p('operatorId')), eq(j.idempotencyKey, p('key')))).prepare(),
-      firstEvent: db.select({ data: sql<string>`${ev.data}` }).from(ev).where(and(eq(ev.jobId, p('jobId')), eq(ev.event, p('event')))).orderBy(asc(ev.id)).limit(1).prepare(),
-      setRunning: db.update(j).set({ status: 'running', startedAt: setTo('now') }).where(and(eq(j.id, p('id')), queued)).prepare(),
-      setQueued: db.update(j).set({ status: 'queued' }).where(eq(j.id, p('id'))).prepare(),
-      finish: db.update(j).set({ status: setTo('status'), result: setTo('result'), errorCode: setTo('errorCode'), errorMessage: setTo('errorMessage'), finishedAt: setTo('now') })
+      byIdempotencyKey: () => db.select({ id: j.id, requestHash: j.requestHash }).from(j).where(and(eq(j.operatorId, p('operatorId')), eq(j.idempotencyKey, p('key')))).prepare(),
+      firstEvent: () => db.select({ data: sql<string>`${ev.data}` }).from(ev).where(and(eq(ev.jobId, p('jobId')), eq(ev.event, p('event')))).orderBy(asc(ev.id)).limit(1).prepare(),
+      setRunning: () => db.update(j).set({ status: 'running', startedAt: setTo('now') }).where(and(eq(j.id, p('id')), queued)).prepare(),
+      setQueued: () => db.update(j).set({ status: 'queued' }).where(eq(j.id, p('id'))).prepare(),
+      finish: () => db.update(j).set({ status: setTo('status'), result: setTo('result'), errorCode: setTo('errorCode'), errorMessage: setTo('errorMessage'), finishedAt: setTo('now') })
         .where(eq(j.id, p('id'))).prepare(),
-      events: db.select({ id: ev.id, event: ev.event, data: sql<string>`${ev.data}` }).from(ev).where(and(eq(ev.jobId, p('jobId')), gt(ev.id, p('after')))).orderBy(asc(ev.id)).prepare(),
-      recover: db.update(j).set({ status: 'queued', startedAt: null }).where(eq(j.status, 'running')).prepare(),
-      cancelQueued: db.update(j).set({ status: 'failed', errorCode: setTo('code'), errorMessage: setTo('message'), finishedAt: setTo('now') })
+      events: () => db.select({ id: ev.id, event: ev.event, data: sql<string>`${ev.data}` }).from(ev).where(and(eq(ev.jobId, p('jobId')), gt(ev.id, p('after')))).orderBy(asc(ev.id)).prepare(),
+      recover: () => db.update(j).set({ status: 'queued', startedAt: null }).where(eq(j.status, 'running')).prepare(),
+      cancelQueued: () => db.update(j).set({ status: 'failed', errorCode: setTo('code'), errorMessage: setTo('message'), finishedAt: setTo('now') })
         .where(and(eq(j.operatorId, p('operatorId')), queued)).returning({ id: j.id, taskId: j.taskId }).prepare(),
-    }
+    })
   }
 
   hasBuiltinProvider(): boolean { return this.q.hasBuiltin.get() !== undefined }

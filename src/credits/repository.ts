@@ -3,6 +3,7 @@
 import { and, asc, count, desc, eq, gt, gte, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { creditBalances, ledgerEntries, tasks } from '../db/schema'
+import { preparedOnUse, setTo } from '../db/sql'
 
 export type Balance = typeof creditBalances.$inferSelect
 export type Bucket = (typeof ledgerEntries.$inferSelect)['bucket']
@@ -13,8 +14,6 @@ export interface EntryView { id: number; delta: number; balanceAfter: number; bu
 export interface TaskFigures { n: number; lat: number | null; verified: number | null; completed: number | null }
 
 const p = sql.placeholder
-/** A placeholder as an UPDATE's value (drizzle's types take no bare placeholder there). */
-const v = (name: string) => sql`${p(name)}`
 const view = {
   id: ledgerEntries.id, delta: ledgerEntries.delta, balanceAfter: ledgerEntries.balanceAfter, bucket: ledgerEntries.bucket,
   reason: ledgerEntries.reason, taskId: ledgerEntries.taskId, createdAt: ledgerEntries.createdAt,
@@ -26,28 +25,28 @@ export class CreditsRepository {
   constructor(db: Db) {
     const b = creditBalances
     const e = ledgerEntries
-    this.q = {
-      balance: db.select().from(b).where(eq(b.operatorId, p('operatorId'))).prepare(),
-      open: db.insert(b).values({ operatorId: p('operatorId'), allocationBalance: p('allocation'), purchasedBalance: 0, monthlyAllocation: p('allocation'), lastResetAt: p('now') })
+    this.q = preparedOnUse({
+      balance: () => db.select().from(b).where(eq(b.operatorId, p('operatorId'))).prepare(),
+      open: () => db.insert(b).values({ operatorId: p('operatorId'), allocationBalance: p('allocation'), purchasedBalance: 0, monthlyAllocation: p('allocation'), lastResetAt: p('now') })
         .onConflictDoNothing({ target: b.operatorId }).returning({ operatorId: b.operatorId }).prepare(),
-      set: db.update(b).set({ allocationBalance: v('allocation'), purchasedBalance: v('purchased') }).where(eq(b.operatorId, p('operatorId'))).prepare(),
-      refill: db.update(b).set({ allocationBalance: v('allocation'), monthlyAllocation: v('allocation'), lastResetAt: v('now') }).where(eq(b.operatorId, p('operatorId'))).prepare(),
-      due: db.select({ operatorId: b.operatorId }).from(b).where(lt(b.lastResetAt, p('before'))).prepare(),
-      entry: db.insert(e).values({
+      set: () => db.update(b).set({ allocationBalance: setTo('allocation'), purchasedBalance: setTo('purchased') }).where(eq(b.operatorId, p('operatorId'))).prepare(),
+      refill: () => db.update(b).set({ allocationBalance: setTo('allocation'), monthlyAllocation: setTo('allocation'), lastResetAt: setTo('now') }).where(eq(b.operatorId, p('operatorId'))).prepare(),
+      due: () => db.select({ operatorId: b.operatorId }).from(b).where(lt(b.lastResetAt, p('before'))).prepare(),
+      entry: () => db.insert(e).values({
         operatorId: p('operatorId'), delta: p('delta'), balanceAfter: p('balanceAfter'), bucket: p('bucket'), reason: p('reason'),
         taskId: p('taskId'), ref: p('ref'), createdAt: p('createdAt'), fromAllocation: p('fromAllocation'),
       }).prepare(),
-      byRef: db.select({ id: e.id, delta: e.delta, bucket: e.bucket, fromAllocation: e.fromAllocation }).from(e).where(eq(e.ref, p('ref'))).prepare(),
-      count: db.select({ n: count() }).from(e).where(eq(e.operatorId, p('operatorId'))).prepare(),
-      page: db.select(view).from(e).where(eq(e.operatorId, p('operatorId'))).orderBy(desc(e.id)).limit(p('limit')).offset(p('offset')).prepare(),
-      after: db.select(view).from(e).where(and(eq(e.operatorId, p('operatorId')), gt(e.id, p('after')))).orderBy(asc(e.id)).limit(p('limit')).prepare(),
-      figures: db.select({
+      byRef: () => db.select({ id: e.id, delta: e.delta, bucket: e.bucket, fromAllocation: e.fromAllocation }).from(e).where(eq(e.ref, p('ref'))).prepare(),
+      count: () => db.select({ n: count() }).from(e).where(eq(e.operatorId, p('operatorId'))).prepare(),
+      page: () => db.select(view).from(e).where(eq(e.operatorId, p('operatorId'))).orderBy(desc(e.id)).limit(p('limit')).offset(p('offset')).prepare(),
+      after: () => db.select(view).from(e).where(and(eq(e.operatorId, p('operatorId')), gt(e.id, p('after')))).orderBy(asc(e.id)).limit(p('limit')).prepare(),
+      figures: () => db.select({
         n: count(),
         lat: sql<number | null>`avg(CASE WHEN ${tasks.status} = 'COMPLETED' THEN ${tasks.latencyMs} END)`,
         verified: sql<number | null>`sum(CASE WHEN ${tasks.verificationStatus} = 'VERIFIED' THEN 1 ELSE 0 END)`,
         completed: sql<number | null>`sum(CASE WHEN ${tasks.status} = 'COMPLETED' THEN 1 ELSE 0 END)`,
       }).from(tasks).where(and(eq(tasks.operatorId, p('operatorId')), ne(tasks.taskType, 'system'), gte(tasks.createdAt, p('from')), lt(tasks.createdAt, p('to')))).prepare(),
-    }
+    })
   }
 
   balance(operatorId: string): Balance | null { return this.q.balance.get({ operatorId }) ?? null }

@@ -3,17 +3,18 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '.'
 import { meta } from './schema'
+import { preparedOnUse } from './sql'
 
 export class MetaRepository {
   private q
 
   constructor(db: Db) {
-    this.q = {
-      get: db.select({ value: meta.value }).from(meta).where(eq(meta.key, sql.placeholder('key'))).prepare(),
-      insert: db.insert(meta).values({ key: sql.placeholder('key'), value: sql.placeholder('value') }).prepare(),
-      set: db.insert(meta).values({ key: sql.placeholder('key'), value: sql.placeholder('value') })
+    this.q = preparedOnUse({
+      get: () => db.select({ value: meta.value }).from(meta).where(eq(meta.key, sql.placeholder('key'))).prepare(),
+      insert: () => db.insert(meta).values({ key: sql.placeholder('key'), value: sql.placeholder('value') }).prepare(),
+      set: () => db.insert(meta).values({ key: sql.placeholder('key'), value: sql.placeholder('value') })
         .onConflictDoUpdate({ target: meta.key, set: { value: sql`excluded.value` } }).prepare(),
-    }
+    })
   }
 
   get(key: string): string | null { return this.q.get.get({ key })?.value ?? null }

@@ -38,3 +38,24 @@ export const setTo = (name: string): SQL => sql`${sql.placeholder(name)}`
 
 /** Rows a prepared write changed (bun:sqlite's result, which drizzle's bun-sqlite types leave as void). */
 export const changes = (result: unknown): number => (result as { changes: number }).changes
+
+/**
+ * A repository's statements, each built and prepared at its first use rather than all at start-up:
+ * building a drizzle query runs ~0.4 ms of not yet compiled JavaScript, and a server has ~200 of
+ * them, most of which a given run never needs (docs/architecture.md, "Data layer").
+ */
+export function preparedOnUse<T extends Record<string, () => unknown>>(makers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const out = {} as Record<string, unknown>
+  for (const key of Object.keys(makers)) {
+    Object.defineProperty(out, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value = makers[key]!()
+        Object.defineProperty(out, key, { value, enumerable: true })
+        return value
+      },
+    })
+  }
+  return out as { readonly [K in keyof T]: ReturnType<T[K]> }
+}

@@ -4,7 +4,7 @@
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { creditSpendDaily, operatorGuardrails as g, operators, taskAdmittedMinutes, tasks } from '../db/schema'
-import { changes, prepareSql, setTo } from '../db/sql'
+import { changes, prepareSql, setTo, preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
@@ -17,29 +17,29 @@ export class GuardrailRepository {
   constructor(db: Db) {
     /** A task maxTasksPerHour counts (the predicate of the task_admitted_minutes triggers, migration 0010). */
     const admitted = sql`${tasks.taskType} != 'system' AND NOT (${tasks.status} = 'FAILED' AND coalesce(${tasks.failureCode}, '') IN ('GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE') AND ${tasks.stage} <= 1)`
-    this.q = {
-      row: db.select({ current: sql<string>`${g.current}`, pending: sql<string | null>`${g.pending}`, activatesAt: g.activatesAt, updatedAt: g.updatedAt })
+    this.q = preparedOnUse({
+      row: () => db.select({ current: sql<string>`${g.current}`, pending: sql<string | null>`${g.pending}`, activatesAt: g.activatesAt, updatedAt: g.updatedAt })
         .from(g).where(eq(g.operatorId, p('operatorId'))).prepare(),
-      write: db.insert(g).values({ operatorId: p('operatorId'), current: setTo('current'), pending: setTo('pending'), activatesAt: p('activatesAt'), updatedAt: p('updatedAt') })
+      write: () => db.insert(g).values({ operatorId: p('operatorId'), current: setTo('current'), pending: setTo('pending'), activatesAt: p('activatesAt'), updatedAt: p('updatedAt') })
         .onConflictDoUpdate({ target: g.operatorId, set: { current: sql`excluded.current`, pending: sql`excluded.pending`, activatesAt: sql`excluded.activates_at`, updatedAt: sql`excluded.updated_at` } }).prepare(),
-      activate: db.update(g).set({ current: sql`${g.pending}`, pending: null, activatesAt: null })
+      activate: () => db.update(g).set({ current: sql`${g.pending}`, pending: null, activatesAt: null })
         .where(and(eq(g.operatorId, p('operatorId')), isNotNull(g.pending), lte(g.activatesAt, p('now')))).prepare(),
       // Admitted tasks created after `since`, other than `exceptId`: the minutes after since's
       // minute from the counters the task triggers keep, plus since's own minute counted exactly,
       // minus `exceptId` when it is counted. The cost is bounded by one minute of the operator's
       // tasks, however many the hour holds.
-      tasksSince: prepareSql<{ n: number }>(db.$client, sql`SELECT
+      tasksSince: () => prepareSql<{ n: number }>(db.$client, sql`SELECT
         (SELECT coalesce(sum(${taskAdmittedMinutes.n}), 0) FROM ${taskAdmittedMinutes} WHERE ${taskAdmittedMinutes.operatorId} = ${p('operatorId')} AND ${taskAdmittedMinutes.minute} > ${p('minute')})
         + (SELECT count(*) FROM ${tasks} WHERE ${tasks.operatorId} = ${p('operatorId')} AND ${tasks.createdAt} > ${p('since')} AND ${tasks.createdAt} < (${p('minute')} + 1) * 60000 AND ${admitted})
         - (SELECT count(*) FROM ${tasks} WHERE ${tasks.id} = ${p('exceptId')} AND ${tasks.operatorId} = ${p('operatorId')} AND ${tasks.createdAt} > ${p('since')} AND ${admitted}) AS n`),
       // One row, not a sum over the operator's ledger.
-      spentOnDay: db.select({ n: creditSpendDaily.credits }).from(creditSpendDaily)
+      spentOnDay: () => db.select({ n: creditSpendDaily.credits }).from(creditSpendDaily)
         .where(and(eq(creditSpendDaily.operatorId, p('operatorId')), eq(creditSpendDaily.day, p('day')))).prepare(),
-      killSwitch: db.update(operators).set({
+      killSwitch: () => db.update(operators).set({
         flags: sql`json_set(${operators.flags}, '$.killSwitch', json(${p('active')}), '$.killSwitchReason', ${p('reason')}, '$.killSwitchAt', ${p('at')})`,
         updatedAt: setTo('at'),
       }).where(eq(operators.id, p('operatorId'))).returning({ flags: sql<string>`${operators.flags}` }).prepare(),
-    }
+    })
   }
 
   row(operatorId: string): GuardrailRow | null { return this.q.row.get({ operatorId }) ?? null }

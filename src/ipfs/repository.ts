@@ -3,6 +3,7 @@
 import { and, count, eq, gt, min, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { uploads } from '../db/schema'
+import { preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
@@ -10,11 +11,11 @@ export class UploadRepository {
   private q
 
   constructor(db: Db) {
-    this.q = {
-      usage: db.select({ n: count(), bytes: sql<number>`coalesce(sum(${uploads.size}), 0)`, oldest: min(uploads.createdAt) })
+    this.q = preparedOnUse({
+      usage: () => db.select({ n: count(), bytes: sql<number>`coalesce(sum(${uploads.size}), 0)`, oldest: min(uploads.createdAt) })
         .from(uploads).where(and(eq(uploads.operatorId, p('operatorId')), gt(uploads.createdAt, p('since')))).prepare(),
-      insert: db.insert(uploads).values({ operatorId: p('operatorId'), cid: p('cid'), size: p('size'), createdAt: p('createdAt') }).prepare(),
-    }
+      insert: () => db.insert(uploads).values({ operatorId: p('operatorId'), cid: p('cid'), size: p('size'), createdAt: p('createdAt') }).prepare(),
+    })
   }
 
   /** The operator's uploads created after `since`: how many, their bytes, and the oldest one's time. */

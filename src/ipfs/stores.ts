@@ -13,7 +13,7 @@ import type { Pair } from 'interface-blockstore'
 import { CID } from 'multiformats/cid'
 import { join } from 'node:path'
 import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
-import { prepareSql } from '../db/sql'
+import { prepareSql, preparedOnUse } from '../db/sql'
 
 async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   if (v instanceof Uint8Array) return v
@@ -128,14 +128,14 @@ export class SqliteBlockstore extends BaseBlockstore {
   constructor(db: IpfsDb) {
     super()
     const byMh = eq(blocks.mh, p('mh'))
-    this.q = {
-      put: db.insert(blocks).values({ mh: p('mh'), cid: p('cid'), data: p('data') }).onConflictDoNothing().prepare(),
-      get: db.select({ data: blocks.data }).from(blocks).where(byMh).prepare(),
-      has: db.select({ x: sql<number>`1` }).from(blocks).where(byMh).prepare(),
-      del: db.delete(blocks).where(byMh).prepare(),
+    this.q = preparedOnUse({
+      put: () => db.insert(blocks).values({ mh: p('mh'), cid: p('cid'), data: p('data') }).onConflictDoNothing().prepare(),
+      get: () => db.select({ data: blocks.data }).from(blocks).where(byMh).prepare(),
+      has: () => db.select({ x: sql<number>`1` }).from(blocks).where(byMh).prepare(),
+      del: () => db.delete(blocks).where(byMh).prepare(),
       // Streamed: every block of the store.
-      all: prepareSql<{ cid: Uint8Array; data: Uint8Array }>(db.$client, sql`SELECT ${sql.identifier('cid')}, ${sql.identifier('data')} FROM ${blocks}`),
-    }
+      all: () => prepareSql<{ cid: Uint8Array; data: Uint8Array }>(db.$client, sql`SELECT ${sql.identifier('cid')}, ${sql.identifier('data')} FROM ${blocks}`),
+    })
   }
 
   override async put(cid: CID, val: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<CID> {
@@ -165,13 +165,13 @@ export class SqliteDatastore extends BaseDatastore {
   constructor(db: IpfsDb) {
     super()
     const byKey = eq(kv.k, p('k'))
-    this.q = {
-      put: db.insert(kv).values({ k: p('k'), v: p('v') }).onConflictDoUpdate({ target: kv.k, set: { v: sql`excluded.v` } }).prepare(),
-      get: db.select({ v: kv.v }).from(kv).where(byKey).prepare(),
-      has: db.select({ x: sql<number>`1` }).from(kv).where(byKey).prepare(),
-      del: db.delete(kv).where(byKey).prepare(),
-      prefix: db.select({ k: kv.k, v: kv.v }).from(kv).where(and(gte(kv.k, p('prefix')), lt(kv.k, sql`${p('prefix')} || x'ff'`))).orderBy(kv.k).prepare(),
-    }
+    this.q = preparedOnUse({
+      put: () => db.insert(kv).values({ k: p('k'), v: p('v') }).onConflictDoUpdate({ target: kv.k, set: { v: sql`excluded.v` } }).prepare(),
+      get: () => db.select({ v: kv.v }).from(kv).where(byKey).prepare(),
+      has: () => db.select({ x: sql<number>`1` }).from(kv).where(byKey).prepare(),
+      del: () => db.delete(kv).where(byKey).prepare(),
+      prefix: () => db.select({ k: kv.k, v: kv.v }).from(kv).where(and(gte(kv.k, p('prefix')), lt(kv.k, sql`${p('prefix')} || x'ff'`))).orderBy(kv.k).prepare(),
+    })
   }
 
   override put(key: Key, val: Uint8Array): Key { this.q.put.run({ k: key.toString(), v: val }); return key }
@@ -216,10 +216,10 @@ export class IpfsStore {
         if (pinnedAt !== null) pin.run({ cid: b.cid.toString(), createdAt: pinnedAt })
       }
     }
-    this.q = {
-      has: db.select({ x: sql<number>`1` }).from(blocks).where(eq(blocks.mh, p('mh'))).prepare(),
-      data: db.select({ data: blocks.data }).from(blocks).where(eq(blocks.mh, p('mh'))).prepare(),
-    }
+    this.q = preparedOnUse({
+      has: () => db.select({ x: sql<number>`1` }).from(blocks).where(eq(blocks.mh, p('mh'))).prepare(),
+      data: () => db.select({ data: blocks.data }).from(blocks).where(eq(blocks.mh, p('mh'))).prepare(),
+    })
   }
 
   /** Opens ipfs.db in `dataDir` and creates or upgrades its layout (`schema` says how it went; initIpfsSchema). */

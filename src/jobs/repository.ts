@@ -2,7 +2,7 @@
 import { and, asc, count, eq, inArray, lt, lte, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { jobs } from '../db/schema'
-import { changes, prepareSql, setTo } from '../db/sql'
+import { changes, prepareSql, setTo, preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
@@ -19,35 +19,35 @@ export class JobRepository {
     const c = db.$client
     // Only a pending job holds its dedupe key (the partial unique index jobs_dedupe_pending_uq).
     const onPendingTwin = sql`ON CONFLICT(${sql.identifier('dedupe_key')}) WHERE ${sql.identifier('status')} = 'pending' DO NOTHING`
-    this.q = {
-      insert: prepareSql<{ id: number }>(c, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
+    this.q = preparedOnUse({
+      insert: () => prepareSql<{ id: number }>(c, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
         VALUES (${p('kind')}, ${p('payload')}, 'pending', ${p('runAt')}, ${p('maxAttempts')}, ${p('dedupeKey')}, ${p('now')}, ${p('now')}) ${onPendingTwin} RETURNING id`),
       // A job claimed as it is enqueued is written running at once: one INSERT instead of an INSERT
       // and the claim's UPDATE, and no entry in the pending-only dedupe index to add and remove.
-      insertRunning: db.insert(jobs).values({
+      insertRunning: () => db.insert(jobs).values({
         kind: p('kind'), payload: setTo('payload'), status: 'running', runAt: p('runAt'), maxAttempts: p('maxAttempts'), dedupeKey: p('dedupeKey'),
         attempts: 1, createdAt: p('now'), updatedAt: p('now'),
       }).returning({ id: jobs.id }).prepare(),
       // The retry of a job that ran without a row: pending, with its first attempt counted.
-      insertRetry: prepareSql(c, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
+      insertRetry: () => prepareSql(c, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
         VALUES (${p('kind')}, ${p('payload')}, 'pending', ${p('runAt')}, ${p('maxAttempts')}, ${p('dedupeKey')}, ${p('attempts')}, ${p('lastError')}, ${p('now')}, ${p('now')}) ${onPendingTwin}`),
-      pendingTwin: db.select({ x: sql<number>`1` }).from(jobs).where(and(eq(jobs.dedupeKey, p('dedupeKey')), eq(jobs.status, 'pending'))).prepare(),
-      due: db.select({ id: jobs.id, kind: jobs.kind, payload: sql<string>`${jobs.payload}`, status: jobs.status, runAt: jobs.runAt, attempts: jobs.attempts, maxAttempts: jobs.maxAttempts })
+      pendingTwin: () => db.select({ x: sql<number>`1` }).from(jobs).where(and(eq(jobs.dedupeKey, p('dedupeKey')), eq(jobs.status, 'pending'))).prepare(),
+      due: () => db.select({ id: jobs.id, kind: jobs.kind, payload: sql<string>`${jobs.payload}`, status: jobs.status, runAt: jobs.runAt, attempts: jobs.attempts, maxAttempts: jobs.maxAttempts })
         .from(jobs).where(and(eq(jobs.status, 'pending'), lte(jobs.runAt, p('now')))).orderBy(asc(jobs.runAt), asc(jobs.id)).limit(p('limit')).prepare(),
-      claim: db.update(jobs).set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, updatedAt: setTo('now') })
+      claim: () => db.update(jobs).set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, updatedAt: setTo('now') })
         .where(and(eq(jobs.id, p('id')), eq(jobs.status, 'pending'))).prepare(),
-      claimed: db.select({ kind: jobs.kind, payload: sql<string>`${jobs.payload}` }).from(jobs).where(and(eq(jobs.id, p('id')), eq(jobs.status, 'running'))).prepare(),
-      done: db.update(jobs).set({ status: 'done', updatedAt: setTo('now') }).where(eq(jobs.id, p('id'))).prepare(),
-      retry: db.update(jobs).set({ status: 'pending', runAt: setTo('runAt'), lastError: setTo('lastError'), updatedAt: setTo('now') }).where(eq(jobs.id, p('id'))).prepare(),
-      fail: db.update(jobs).set({ status: 'failed', lastError: setTo('lastError'), updatedAt: setTo('now') }).where(eq(jobs.id, p('id'))).prepare(),
-      recover: db.update(jobs).set({
+      claimed: () => db.select({ kind: jobs.kind, payload: sql<string>`${jobs.payload}` }).from(jobs).where(and(eq(jobs.id, p('id')), eq(jobs.status, 'running'))).prepare(),
+      done: () => db.update(jobs).set({ status: 'done', updatedAt: setTo('now') }).where(eq(jobs.id, p('id'))).prepare(),
+      retry: () => db.update(jobs).set({ status: 'pending', runAt: setTo('runAt'), lastError: setTo('lastError'), updatedAt: setTo('now') }).where(eq(jobs.id, p('id'))).prepare(),
+      fail: () => db.update(jobs).set({ status: 'failed', lastError: setTo('lastError'), updatedAt: setTo('now') }).where(eq(jobs.id, p('id'))).prepare(),
+      recover: () => db.update(jobs).set({
         status: sql`CASE WHEN ${jobs.attempts} >= ${jobs.maxAttempts} THEN 'failed' ELSE 'pending' END`,
         lastError: sql`CASE WHEN ${jobs.attempts} >= ${jobs.maxAttempts} THEN 'interrupted on its last attempt' ELSE ${jobs.lastError} END`,
         updatedAt: setTo('now'),
       }).where(eq(jobs.status, 'running')).prepare(),
-      prune: db.delete(jobs).where(and(inArray(jobs.status, ['done', 'failed']), lt(jobs.updatedAt, p('before')))).prepare(),
-      count: db.select({ n: count() }).from(jobs).where(eq(jobs.status, p('status'))).prepare(),
-    }
+      prune: () => db.delete(jobs).where(and(inArray(jobs.status, ['done', 'failed']), lt(jobs.updatedAt, p('before')))).prepare(),
+      count: () => db.select({ n: count() }).from(jobs).where(eq(jobs.status, p('status'))).prepare(),
+    })
   }
 
   /** A new pending job; null when a pending job holds its dedupe key. */

@@ -4,14 +4,13 @@ import { asc, count, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { ReadCache } from '../db/read-cache'
 import { operators } from '../db/schema'
+import { preparedOnUse, setTo } from '../db/sql'
 
 export type OperatorRow = typeof operators.$inferSelect
 export type OperatorStatus = OperatorRow['status']
 export type OperatorInsert = Pick<OperatorRow, 'id' | 'login' | 'passwordHash' | 'githubId' | 'email' | 'displayName' | 'tier' | 'role' | 'flags' | 'createdAt' | 'updatedAt'>
 
 const p = sql.placeholder
-/** A placeholder as an UPDATE's value (drizzle's types take no bare placeholder there). */
-const v = (name: string) => sql`${p(name)}`
 
 export class OperatorRepository {
   private cached: ReadCache<OperatorRow | undefined>
@@ -19,20 +18,20 @@ export class OperatorRepository {
 
   constructor(db: Db) {
     this.cached = new ReadCache(db.$client, ['operators'])
-    this.q = {
-      byId: db.select().from(operators).where(eq(operators.id, p('id'))).prepare(),
-      byLogin: db.select().from(operators).where(eq(operators.login, p('login'))).prepare(),
-      byGithubId: db.select().from(operators).where(eq(operators.githubId, p('githubId'))).prepare(),
-      admins: db.select({ n: count() }).from(operators).where(eq(operators.role, 'admin')).prepare(),
-      list: db.select().from(operators).orderBy(asc(operators.createdAt)).prepare(),
-      insert: db.insert(operators).values({
+    this.q = preparedOnUse({
+      byId: () => db.select().from(operators).where(eq(operators.id, p('id'))).prepare(),
+      byLogin: () => db.select().from(operators).where(eq(operators.login, p('login'))).prepare(),
+      byGithubId: () => db.select().from(operators).where(eq(operators.githubId, p('githubId'))).prepare(),
+      admins: () => db.select({ n: count() }).from(operators).where(eq(operators.role, 'admin')).prepare(),
+      list: () => db.select().from(operators).orderBy(asc(operators.createdAt)).prepare(),
+      insert: () => db.insert(operators).values({
         id: p('id'), login: p('login'), passwordHash: p('passwordHash'), githubId: p('githubId'), email: p('email'), displayName: p('displayName'),
         tier: p('tier'), role: p('role'), flags: p('flags'), createdAt: p('createdAt'), updatedAt: p('updatedAt'),
       }).returning().prepare(),
-      update: db.update(operators).set({ tier: v('tier'), tierOverride: v('tierOverride'), status: v('status'), updatedAt: v('updatedAt') })
+      update: () => db.update(operators).set({ tier: setTo('tier'), tierOverride: setTo('tierOverride'), status: setTo('status'), updatedAt: setTo('updatedAt') })
         .where(eq(operators.id, p('id'))).returning().prepare(),
-      bumpTokenVersion: db.update(operators).set({ tokenVersion: sql`${operators.tokenVersion} + 1`, updatedAt: v('now') }).where(eq(operators.id, p('id'))).prepare(),
-    }
+      bumpTokenVersion: () => db.update(operators).set({ tokenVersion: sql`${operators.tokenVersion} + 1`, updatedAt: setTo('now') }).where(eq(operators.id, p('id'))).prepare(),
+    })
   }
 
   /** The operator, read through the cache (src/db/read-cache.ts). */

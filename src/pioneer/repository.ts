@@ -3,6 +3,7 @@
 import { desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { pioneerEvents, pioneerTotals } from '../db/schema'
+import { preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
@@ -11,13 +12,13 @@ export class PioneerRepository {
 
   constructor(db: Db) {
     const e = pioneerEvents
-    this.q = {
-      award: db.insert(e).values({ operatorId: p('operatorId'), kind: p('kind'), points: p('points'), ref: p('ref'), createdAt: p('createdAt') })
+    this.q = preparedOnUse({
+      award: () => db.insert(e).values({ operatorId: p('operatorId'), kind: p('kind'), points: p('points'), ref: p('ref'), createdAt: p('createdAt') })
         .onConflictDoNothing({ target: e.ref }).returning({ id: e.id }).prepare(),
-      total: db.select({ n: pioneerTotals.points }).from(pioneerTotals).where(eq(pioneerTotals.operatorId, p('operatorId'))).prepare(),
-      list: db.select({ id: e.id, kind: e.kind, points: e.points, ref: e.ref, createdAt: e.createdAt }).from(e)
+      total: () => db.select({ n: pioneerTotals.points }).from(pioneerTotals).where(eq(pioneerTotals.operatorId, p('operatorId'))).prepare(),
+      list: () => db.select({ id: e.id, kind: e.kind, points: e.points, ref: e.ref, createdAt: e.createdAt }).from(e)
         .where(eq(e.operatorId, p('operatorId'))).orderBy(desc(e.id)).limit(p('limit')).prepare(),
-    }
+    })
   }
 
   /** Records the event unless one with its ref exists; whether it was recorded. */

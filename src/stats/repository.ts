@@ -3,6 +3,7 @@
 import { and, asc, between, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { agents, operators, taskDaily, taskLatencyDaily } from '../db/schema'
+import { preparedOnUse } from '../db/sql'
 
 export interface DailyRow { day: number; total: number; completed: number; failed: number; processing: number; queued: number; pendingApproval: number; credits: number; verified: number }
 export interface OverallRow { operators: number; agents: number; total: number | null; completed: number | null; verified: number | null; latencyN: number | null; latencySum: number | null }
@@ -14,17 +15,17 @@ export class StatsRepository {
 
   constructor(db: Db) {
     const d = taskDaily, h = taskLatencyDaily
-    this.q = {
-      totals: db.select({ day: d.day, total: d.total, completed: d.completed, failed: d.failed, processing: d.processing, queued: d.queued, pendingApproval: d.pendingApproval, credits: d.credits, verified: d.verified })
+    this.q = preparedOnUse({
+      totals: () => db.select({ day: d.day, total: d.total, completed: d.completed, failed: d.failed, processing: d.processing, queued: d.queued, pendingApproval: d.pendingApproval, credits: d.credits, verified: d.verified })
         .from(d).where(and(eq(d.operatorId, range.operatorId), between(d.day, range.first, range.last))).prepare(),
-      histogram: db.select({ day: h.day, bucket: h.bucket, n: h.n }).from(h)
+      histogram: () => db.select({ day: h.day, bucket: h.bucket, n: h.n }).from(h)
         .where(and(eq(h.operatorId, range.operatorId), between(h.day, range.first, range.last))).orderBy(asc(h.day), asc(h.bucket)).prepare(),
       // The all-time row of all operators (day -1), and the operator and agent counts; one row even before any task.
-      overall: db.select({
+      overall: () => db.select({
         operators: sql<number>`(SELECT count(*) FROM ${operators})`, agents: sql<number>`(SELECT count(*) FROM ${agents})`,
         total: d.total, completed: d.completed, verified: d.verified, latencyN: d.latencyN, latencySum: d.latencySum,
       }).from(sql`(SELECT 1)`).leftJoin(d, and(eq(d.operatorId, ''), eq(d.day, -1))).prepare(),
-    }
+    })
   }
 
   /** The days `first`..`last` of an operator ('' = all operators) that have a row. */

@@ -9,6 +9,7 @@ import type { Statement } from 'bun:sqlite'
 import type { Db } from '../db'
 import { agents, computeJobs, operators, taskCounts, taskEvents, tasks } from '../db/schema'
 import type { NewTask, TaskPatch, TaskRow } from './types'
+import { preparedOnUse } from '../db/sql'
 
 /** A timeline event as a task row stores it (tasks.timeline); its id is its position, from 1. */
 export interface StoredEvent { stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
@@ -61,42 +62,42 @@ export class TaskRepository {
 
   constructor(private db: Db) {
     const id = eq(tasks.id, p('id'))
-    this.q = {
-      byId: db.select(TASK_COLUMNS).from(tasks).where(id).prepare(),
-      exists: db.select({ x: sql<number>`1` }).from(tasks).where(id).prepare(),
-      timeline: db.select({ t: tasks.timeline }).from(tasks).where(id).prepare(),
-      legacyEvents: db.select({ id: taskEvents.id, stage: taskEvents.stage, name: taskEvents.name, status: taskEvents.status, detail: taskEvents.detail, at: taskEvents.at })
+    this.q = preparedOnUse({
+      byId: () => db.select(TASK_COLUMNS).from(tasks).where(id).prepare(),
+      exists: () => db.select({ x: sql<number>`1` }).from(tasks).where(id).prepare(),
+      timeline: () => db.select({ t: tasks.timeline }).from(tasks).where(id).prepare(),
+      legacyEvents: () => db.select({ id: taskEvents.id, stage: taskEvents.stage, name: taskEvents.name, status: taskEvents.status, detail: taskEvents.detail, at: taskEvents.at })
         .from(taskEvents).where(eq(taskEvents.taskId, p('id'))).orderBy(taskEvents.id).prepare(),
-      byIdempotencyKey: db.select({ id: tasks.id, requestHash: tasks.requestHash }).from(tasks)
+      byIdempotencyKey: () => db.select({ id: tasks.id, requestHash: tasks.requestHash }).from(tasks)
         .where(and(eq(tasks.operatorId, p('operatorId')), eq(tasks.idempotencyKey, p('key')))).prepare(),
       // The WHERE of tasks_refused_idx, which holds only these rows (the planner would otherwise read
       // every FAILED task from tasks_status_idx, the failures that are kept included): literals, not
       // parameters, so the planner sees that the partial index applies.
-      refused: db.select({ id: sql<string>`${tasks.id}` }).from(sql`${tasks} INDEXED BY tasks_refused_idx`)
+      refused: () => db.select({ id: sql<string>`${tasks.id}` }).from(sql`${tasks} INDEXED BY tasks_refused_idx`)
         .where(and(sql`${tasks.status} = 'FAILED' AND ${tasks.stage} <= 1`, lt(tasks.completedAt, p('before')))).orderBy(tasks.completedAt).limit(p('limit')).prepare(),
-      delete: db.delete(tasks).where(id).prepare(),
-      deleteEvents: db.delete(taskEvents).where(eq(taskEvents.taskId, p('id'))).prepare(),
-      byProof: db.select({ id: tasks.id }).from(tasks).where(eq(tasks.verificationProof, p('proof'))).limit(1).prepare(),
-      history: db.select({ id: tasks.id, taskType: tasks.taskType, verificationStatus: tasks.verificationStatus, verificationScore: tasks.verificationScore, completedAt: tasks.completedAt })
+      delete: () => db.delete(tasks).where(id).prepare(),
+      deleteEvents: () => db.delete(taskEvents).where(eq(taskEvents.taskId, p('id'))).prepare(),
+      byProof: () => db.select({ id: tasks.id }).from(tasks).where(eq(tasks.verificationProof, p('proof'))).limit(1).prepare(),
+      history: () => db.select({ id: tasks.id, taskType: tasks.taskType, verificationStatus: tasks.verificationStatus, verificationScore: tasks.verificationScore, completedAt: tasks.completedAt })
         .from(tasks).where(and(eq(tasks.agentId, p('agentId')), sql`${tasks.status} = 'COMPLETED'`)).orderBy(desc(tasks.createdAt)).limit(p('limit')).prepare(),
       // From the counters the task triggers keep (migration 0006), not a scan of the tasks table.
-      counts: db.select({ status: taskCounts.status, n: sql<number>`sum(${taskCounts.n})` }).from(taskCounts).where(eq(taskCounts.kind, 0))
+      counts: () => db.select({ status: taskCounts.status, n: sql<number>`sum(${taskCounts.n})` }).from(taskCounts).where(eq(taskCounts.kind, 0))
         .groupBy(taskCounts.status).having(sql`sum(${taskCounts.n}) > 0`).prepare(),
-      processing: db.select({ id: tasks.id }).from(tasks).where(sql`${tasks.status} = 'PROCESSING'`).prepare(),
-      parked: db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.operatorId, p('operatorId')), inArray(tasks.status, ['PENDING_APPROVAL', 'QUEUED']))).prepare(),
-      finishedCompute: db.select({ taskId: tasks.id, jobId: computeJobs.id }).from(tasks).innerJoin(computeJobs, eq(computeJobs.id, tasks.computeJobId))
+      processing: () => db.select({ id: tasks.id }).from(tasks).where(sql`${tasks.status} = 'PROCESSING'`).prepare(),
+      parked: () => db.select({ id: tasks.id }).from(tasks).where(and(eq(tasks.operatorId, p('operatorId')), inArray(tasks.status, ['PENDING_APPROVAL', 'QUEUED']))).prepare(),
+      finishedCompute: () => db.select({ taskId: tasks.id, jobId: computeJobs.id }).from(tasks).innerJoin(computeJobs, eq(computeJobs.id, tasks.computeJobId))
         .where(and(sql`${tasks.status} = 'QUEUED'`, inArray(computeJobs.status, ['completed', 'failed']))).prepare(),
-      operatorPage: db.select(TASK_COLUMNS).from(tasks)
+      operatorPage: () => db.select(TASK_COLUMNS).from(tasks)
         .where(and(eq(tasks.operatorId, p('operatorId')), sql`(${tasks.createdAt} > ${p('createdAt')} OR (${tasks.createdAt} = ${p('createdAt')} AND ${tasks.id} > ${p('id')}))`))
         .orderBy(tasks.createdAt, tasks.id).limit(p('limit')).prepare(),
-      agentFailed: db.update(agents).set({ failedTasks: sql`${agents.failedTasks} + 1`, lastActiveAt: sql`${p('at')}`, metrics: sql`coalesce(${p('metrics')}, ${agents.metrics})` })
+      agentFailed: () => db.update(agents).set({ failedTasks: sql`${agents.failedTasks} + 1`, lastActiveAt: sql`${p('at')}`, metrics: sql`coalesce(${p('metrics')}, ${agents.metrics})` })
         .where(eq(agents.id, p('agentId'))).prepare(),
-      agentCompleted: db.update(agents).set({
+      agentCompleted: () => db.update(agents).set({
         stateRoot: sql`${p('stateRoot')}`, metrics: sql`${p('metrics')}`, totalTasks: sql`${agents.totalTasks} + 1`,
         verifiedTasks: sql`${agents.verifiedTasks} + ${p('verified')}`, lastActiveAt: sql`${p('at')}`,
       }).where(eq(agents.id, p('agentId'))).prepare(),
-      firstTask: db.update(operators).set({ firstTaskAt: sql`${p('at')}` }).where(and(eq(operators.id, p('operatorId')), isNull(operators.firstTaskAt))).prepare(),
-    }
+      firstTask: () => db.update(operators).set({ firstTaskAt: sql`${p('at')}` }).where(and(eq(operators.id, p('operatorId')), isNull(operators.firstTaskAt))).prepare(),
+    })
     this.attestationStmt = db.$client.prepare('SELECT attestation, task_id FROM attestations WHERE uid = ?1')
     this.insertAttestationStmt = db.$client.prepare('INSERT INTO attestations (uid, task_id, operator_id, attestation, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(uid) DO NOTHING')
   }

@@ -3,6 +3,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { tosAcceptances, tosVersions } from '../db/schema'
+import { preparedOnUse } from '../db/sql'
 
 export interface TosVersionRow { version: string; text: string; createdAt: number }
 export interface TosAcceptance { operatorId: string; version: string; ipfsCid: string; taskId: string; acceptedAt: number }
@@ -17,16 +18,16 @@ export class TosRepository {
     const a = tosAcceptances
     const version = { version: v.version, text: v.text, createdAt: v.createdAt }
     const acceptance = { operatorId: a.operatorId, version: a.version, ipfsCid: a.ipfsCid, taskId: a.taskId, acceptedAt: a.acceptedAt }
-    this.q = {
-      current: db.select(version).from(v).orderBy(desc(v.seq)).limit(1).prepare(),
-      versions: db.select(version).from(v).orderBy(desc(v.seq)).prepare(),
-      publish: db.insert(v).values({ version: p('version'), text: p('text'), createdAt: p('createdAt') }).onConflictDoNothing({ target: v.version })
+    this.q = preparedOnUse({
+      current: () => db.select(version).from(v).orderBy(desc(v.seq)).limit(1).prepare(),
+      versions: () => db.select(version).from(v).orderBy(desc(v.seq)).prepare(),
+      publish: () => db.insert(v).values({ version: p('version'), text: p('text'), createdAt: p('createdAt') }).onConflictDoNothing({ target: v.version })
         .returning({ seq: v.seq }).prepare(),
-      acceptance: db.select(acceptance).from(a).where(and(eq(a.operatorId, p('operatorId')), eq(a.version, p('version')))).prepare(),
-      latest: db.select(acceptance).from(a).where(eq(a.operatorId, p('operatorId'))).orderBy(desc(a.id)).limit(1).prepare(),
-      all: db.select(acceptance).from(a).where(eq(a.operatorId, p('operatorId'))).orderBy(asc(a.id)).prepare(),
-      record: db.insert(a).values({ operatorId: p('operatorId'), version: p('version'), ipfsCid: p('ipfsCid'), taskId: p('taskId'), acceptedAt: p('acceptedAt') }).prepare(),
-    }
+      acceptance: () => db.select(acceptance).from(a).where(and(eq(a.operatorId, p('operatorId')), eq(a.version, p('version')))).prepare(),
+      latest: () => db.select(acceptance).from(a).where(eq(a.operatorId, p('operatorId'))).orderBy(desc(a.id)).limit(1).prepare(),
+      all: () => db.select(acceptance).from(a).where(eq(a.operatorId, p('operatorId'))).orderBy(asc(a.id)).prepare(),
+      record: () => db.insert(a).values({ operatorId: p('operatorId'), version: p('version'), ipfsCid: p('ipfsCid'), taskId: p('taskId'), acceptedAt: p('acceptedAt') }).prepare(),
+    })
   }
 
   /** The newest version (a fresh install has "1", from its migration). */

@@ -3,29 +3,28 @@
 import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { operators, walletNonces } from '../db/schema'
+import { preparedOnUse, setTo } from '../db/sql'
 
 export type NonceRow = typeof walletNonces.$inferSelect
 
 const p = sql.placeholder
-/** A placeholder as an UPDATE's value (drizzle's types take no bare placeholder there). */
-const v = (name: string) => sql`${p(name)}`
 
 export class WalletRepository {
   private q
 
   constructor(db: Db) {
     const n = walletNonces
-    this.q = {
-      insert: db.insert(n).values({ nonce: p('nonce'), operatorId: p('operatorId'), createdAt: p('createdAt'), expiresAt: p('expiresAt') }).prepare(),
-      prune: db.delete(n).where(and(isNull(n.usedAt), lt(n.expiresAt, p('before')))).prepare(),
-      get: db.select().from(n).where(eq(n.nonce, p('nonce'))).prepare(),
-      markUsed: db.update(n).set({ usedAt: v('now') }).where(and(eq(n.nonce, p('nonce')), isNull(n.usedAt))).prepare(),
-      boundBefore: db.select({ one: sql`1` }).from(n).where(and(eq(n.operatorId, p('operatorId')), isNotNull(n.usedAt))).limit(1).prepare(),
-      current: db.select({ walletAddress: operators.walletAddress }).from(operators).where(eq(operators.id, p('operatorId'))).prepare(),
+    this.q = preparedOnUse({
+      insert: () => db.insert(n).values({ nonce: p('nonce'), operatorId: p('operatorId'), createdAt: p('createdAt'), expiresAt: p('expiresAt') }).prepare(),
+      prune: () => db.delete(n).where(and(isNull(n.usedAt), lt(n.expiresAt, p('before')))).prepare(),
+      get: () => db.select().from(n).where(eq(n.nonce, p('nonce'))).prepare(),
+      markUsed: () => db.update(n).set({ usedAt: setTo('now') }).where(and(eq(n.nonce, p('nonce')), isNull(n.usedAt))).prepare(),
+      boundBefore: () => db.select({ one: sql`1` }).from(n).where(and(eq(n.operatorId, p('operatorId')), isNotNull(n.usedAt))).limit(1).prepare(),
+      current: () => db.select({ walletAddress: operators.walletAddress }).from(operators).where(eq(operators.id, p('operatorId'))).prepare(),
       // The checksummed form (how binds store it) and the lower-case one, should anything else write one. Both use the unique index.
-      owner: db.select({ id: operators.id }).from(operators).where(sql`${operators.walletAddress} IN (${p('wallet')}, lower(${p('wallet')}))`).limit(1).prepare(),
-      bind: db.update(operators).set({ walletAddress: v('wallet'), updatedAt: v('now') }).where(eq(operators.id, p('operatorId'))).prepare(),
-    }
+      owner: () => db.select({ id: operators.id }).from(operators).where(sql`${operators.walletAddress} IN (${p('wallet')}, lower(${p('wallet')}))`).limit(1).prepare(),
+      bind: () => db.update(operators).set({ walletAddress: setTo('wallet'), updatedAt: setTo('now') }).where(eq(operators.id, p('operatorId'))).prepare(),
+    })
   }
 
   /** Deletes the unused nonces that expired before `before`. */

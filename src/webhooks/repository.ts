@@ -2,7 +2,7 @@
 import { and, count, desc, eq, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { webhookDeliveries as d, webhookSecrets } from '../db/schema'
-import { changes, setTo } from '../db/sql'
+import { changes, setTo, preparedOnUse } from '../db/sql'
 
 export interface DeliveryRow {
   id: string; operatorId: string; event: string; url: string; body: string; status: string; attempts: number
@@ -21,23 +21,23 @@ export class WebhookRepository {
   private q
 
   constructor(db: Db) {
-    this.q = {
-      insert: db.insert(d).values({
+    this.q = preparedOnUse({
+      insert: () => db.insert(d).values({
         id: p('id'), operatorId: p('operatorId'), approvalId: p('approvalId'), event: p('event'), url: p('url'), body: p('body'),
         status: 'pending', attempts: 0, nextAttemptAt: p('now'), createdAt: p('now'), updatedAt: p('now'),
       }).prepare(),
-      get: db.select(cols).from(d).where(eq(d.id, p('id'))).prepare(),
-      page: db.select(cols).from(d).where(eq(d.operatorId, p('operatorId'))).orderBy(desc(d.createdAt), desc(d.id)).limit(p('limit')).offset(p('offset')).prepare(),
-      count: db.select({ n: count() }).from(d).where(eq(d.operatorId, p('operatorId'))).prepare(),
-      pending: db.select({ id: d.id, nextAttemptAt: d.nextAttemptAt }).from(d).where(eq(d.status, 'pending')).prepare(),
-      record: db.update(d).set({ status: setTo('status'), attempts: setTo('attempts'), lastStatus: setTo('lastStatus'), lastError: setTo('lastError'), nextAttemptAt: setTo('nextAttemptAt'), updatedAt: setTo('now') })
+      get: () => db.select(cols).from(d).where(eq(d.id, p('id'))).prepare(),
+      page: () => db.select(cols).from(d).where(eq(d.operatorId, p('operatorId'))).orderBy(desc(d.createdAt), desc(d.id)).limit(p('limit')).offset(p('offset')).prepare(),
+      count: () => db.select({ n: count() }).from(d).where(eq(d.operatorId, p('operatorId'))).prepare(),
+      pending: () => db.select({ id: d.id, nextAttemptAt: d.nextAttemptAt }).from(d).where(eq(d.status, 'pending')).prepare(),
+      record: () => db.update(d).set({ status: setTo('status'), attempts: setTo('attempts'), lastStatus: setTo('lastStatus'), lastError: setTo('lastError'), nextAttemptAt: setTo('nextAttemptAt'), updatedAt: setTo('now') })
         .where(eq(d.id, p('id'))).prepare(),
-      prune: db.delete(d).where(and(lt(d.createdAt, p('before')), ne(d.status, 'pending'))).prepare(),
-      generation: db.select({ generation: webhookSecrets.generation }).from(webhookSecrets).where(eq(webhookSecrets.operatorId, p('operatorId'))).prepare(),
-      bump: db.insert(webhookSecrets).values({ operatorId: p('operatorId'), generation: 1, updatedAt: p('now') })
+      prune: () => db.delete(d).where(and(lt(d.createdAt, p('before')), ne(d.status, 'pending'))).prepare(),
+      generation: () => db.select({ generation: webhookSecrets.generation }).from(webhookSecrets).where(eq(webhookSecrets.operatorId, p('operatorId'))).prepare(),
+      bump: () => db.insert(webhookSecrets).values({ operatorId: p('operatorId'), generation: 1, updatedAt: p('now') })
         .onConflictDoUpdate({ target: webhookSecrets.operatorId, set: { generation: sql`${webhookSecrets.generation} + 1`, updatedAt: sql`excluded.updated_at` } })
         .returning({ generation: webhookSecrets.generation }).prepare(),
-    }
+    })
   }
 
   insert(r: NewDelivery): void { this.q.insert.run({ ...r }) }
