@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
 // CLI entry (docs/foundation.md, "The command line"): serve, migrate, operator, token, backup,
 // config, version.
-import { Database } from 'bun:sqlite'
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
+import { backupDatabase } from './db'
 import { openMigrated } from './db/template'
 import { MetaRepository } from './db/meta'
 import { buildAccounts } from './operators/accounts'
@@ -126,10 +126,7 @@ async function main(argv: string[]): Promise<void> {
         // The copy holds everything the data dir does (0700): create it empty with mode 0600 first,
         // so it is never readable by others, not even for a moment (VACUUM INTO accepts an empty file).
         closeSync(openSync(to, 'wx', 0o600))
-        const db = new Database(from)
-        db.run('PRAGMA busy_timeout = 5000')
-        db.query('VACUUM INTO ?1').run(to) // consistent online snapshot, safe while serving
-        db.close()
+        backupDatabase(from, to)
         chmodSync(to, 0o600)
         process.stdout.write(`backup written to ${to}\n`)
       }

@@ -2,7 +2,7 @@
 import type { Config } from './config'
 import { createHttp } from './http/app'
 import { buildOpenApi } from './http/openapi'
-import { storageProbe } from './db'
+import { storageProbe, truncateWal } from './db'
 import { isStorageFull } from './db/storage'
 import type { RouteDef } from './http/route'
 import { agentRoutes } from './agents/routes'
@@ -110,8 +110,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await s.ipfs.stop()
       s.signer.stopWorker()
       s.keys.stop()
-      // On a full disk the checkpoint cannot grow the database file: the WAL stays and is replayed at the next start.
-      try { s.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
+      truncateWal(s.db.$client)
       s.db.$client.close()
       log.flush?.()
     },

@@ -31,7 +31,7 @@ import { MoneyRepository } from './money/repository'
 import { MockUsdc } from './money/usdc'
 import { X402Gate } from './money/x402'
 import type { Config } from './config'
-import type { Db } from './db'
+import { truncateWal, type Db } from './db'
 import { openMigrated } from './db/template'
 import { MetaRepository } from './db/meta'
 import { SqliteTransactor } from './db/transactor'
@@ -40,7 +40,7 @@ import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
 import { JobRepository } from './jobs/repository'
 import { GroupCommitter } from './db/group-commit'
-import { isStorageFull, StorageMonitor } from './db/storage'
+import { StorageMonitor } from './db/storage'
 import { Checkpointer } from './db/checkpointer'
 import { writeSync } from 'node:fs'
 import { join } from 'node:path'
@@ -150,7 +150,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   if (applied) {
     // Their pages go to the database file now (not to whoever commits next), and the log starts
     // empty: the checkpoint worker starts with the write load that follows (src/db/checkpointer.ts).
-    try { db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
+    truncateWal(db.$client)
   }
   const meta = new MetaRepository(db)
   const tx = new SqliteTransactor(db.$client)

@@ -70,6 +70,23 @@ export function migrate(db: Db | Database): number {
   }
 }
 
+/**
+ * Copies every committed page into the database file and empties the write-ahead log. On a full
+ * disk the file cannot grow: the log stays (it is replayed at the next start) and this does nothing.
+ */
+export function truncateWal(sqlite: Database): void {
+  try { sqlite.exec('PRAGMA wal_checkpoint(TRUNCATE)') } catch (e) { if (!isStorageFull(e)) throw e }
+}
+
+/** A consistent online copy of the database at `from` into the existing empty file `to` (VACUUM INTO; safe while serving). */
+export function backupDatabase(from: string, to: string): void {
+  const db = new Database(from)
+  try {
+    db.run('PRAGMA busy_timeout = 5000')
+    db.query('VACUUM INTO ?1').run(to)
+  } finally { db.close() }
+}
+
 /** Whether the database answers a trivial query (`/readyz`); never throws. */
 export function databaseAnswers(sqlite: Database): boolean {
   try { sqlite.query('SELECT 1').get(); return true } catch { return false }
