@@ -3,6 +3,8 @@
 // names and JSON columns come from the drizzle table definition, so the schema stays in one place.
 import type { Database, Statement } from 'bun:sqlite'
 import { getTableColumns } from 'drizzle-orm'
+import type { Hex } from 'viem'
+import { fromRecord, uidKey, type AttestationRecord } from '../chain/attestation-record'
 import { tasks } from '../db/schema'
 import type { NewTask, TaskPatch, TaskRow } from './types'
 
@@ -40,6 +42,7 @@ export class TaskStore {
   private byProofStmt: Statement
   private historyStmt: Statement
   private attestationStmt: Statement
+  private legacyAttestationStmt: Statement
   private countsStmt: Statement
 
   constructor(private db: Database) {
@@ -53,7 +56,8 @@ export class TaskStore {
     this.deleteEventsStmt = db.prepare('DELETE FROM task_events WHERE task_id = ?1')
     this.byProofStmt = db.prepare('SELECT id FROM tasks WHERE verification_proof = ?1 LIMIT 1')
     this.historyStmt = db.prepare("SELECT id, task_type, verification_status, verification_score, completed_at FROM tasks WHERE agent_id = ?1 AND status = 'COMPLETED' ORDER BY created_at DESC LIMIT ?2")
-    this.attestationStmt = db.prepare('SELECT attestation, task_id FROM attestations WHERE uid = ?1')
+    this.attestationStmt = db.prepare('SELECT task_id, signature, signer, chain_id AS chainId FROM task_attestations WHERE uid = ?1')
+    this.legacyAttestationStmt = db.prepare('SELECT attestation, task_id FROM attestations WHERE uid = ?1')
     // From the counters the task triggers keep (migration 0006), not a scan of the tasks table.
     this.countsStmt = db.prepare('SELECT status, sum(n) AS n FROM task_counts WHERE kind = 0 GROUP BY status HAVING sum(n) > 0')
   }
@@ -69,9 +73,18 @@ export class TaskStore {
       .map((r) => ({ taskId: r.id, taskType: r.task_type, verificationStatus: r.verification_status, verificationScore: r.verification_score, completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null }))
   }
 
-  /** A stored EAS attestation by UID (lower-case hex) and its task, or null. */
+  /**
+   * A stored EAS attestation by UID (lower-case hex) and its task, or null: rebuilt from its record
+   * and its task row (src/chain/attestation-record.ts), or, made before migration 0015, as stored.
+   */
   attestation(uid: string): { attestation: Record<string, any>; taskId: string } | null {
-    const row = this.attestationStmt.get(uid) as { attestation: string; task_id: string } | null
+    const rec = this.attestationStmt.get(uidKey(uid as Hex)) as (AttestationRecord & { task_id: string }) | null
+    if (rec) {
+      const task = this.get(rec.task_id)
+      const attestation = task && fromRecord(uid as Hex, rec, task)
+      return attestation ? { attestation, taskId: rec.task_id } : null
+    }
+    const row = this.legacyAttestationStmt.get(uid) as { attestation: string; task_id: string } | null
     return row ? { attestation: JSON.parse(row.attestation), taskId: row.task_id } : null
   }
 
