@@ -6,7 +6,7 @@
 // A pin is the root block's `pinned_at` in our own store (src/ipfs/stores.ts, layout 2): Helia's
 // pinning walked the DAG and wrote CBOR records at ~1.4 ms per add, ten times the import itself,
 // for a store that never collects garbage.
-import { Database } from 'bun:sqlite'
+import { Database, type Statement } from 'bun:sqlite'
 import type { car } from '@helia/car'
 import type { UnixFS } from '@helia/unixfs'
 import type { createHeliaLight } from 'helia'
@@ -19,7 +19,8 @@ import { join } from 'node:path'
 import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
 import { GroupCommitter } from '../db/group-commit'
 import type { Logger } from '../log'
-import { initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
+import { decodeBlock, encodeBlock } from './block-codec'
+import { encColumn, initIpfsSchema, SqliteBlockstore, SqliteDatastore, storageProbe } from './stores'
 
 type Helia = Awaited<ReturnType<typeof createHeliaLight>>
 
@@ -70,9 +71,17 @@ export class IpfsNode {
   private putBlock: (b: { cid: CID; data: Uint8Array }, pinnedAt: number | null) => void
   private group: GroupCommitter
   private heliaTools: Promise<{ helia: Helia; fs: UnixFS; car: ReturnType<typeof car> }> | null = null
-  private constructor(private db: Database, layout: number) {
+  private blockStmt: Statement
+  private constructor(private db: Database, private layout: number) {
     this.group = new GroupCommitter(db)
-    if (layout >= 2) {
+    this.blockStmt = db.prepare(`SELECT data, ${encColumn(layout)} FROM ipfs_blocks WHERE mh = ?1`)
+    if (layout >= 3) {
+      // The block in its stored form (src/ipfs/block-codec.ts) and its pin in one row: a root stored
+      // again unpinned (or pinned before) keeps its first pin time.
+      const put = db.prepare(`INSERT INTO ipfs_blocks (mh, cid, data, pinned_at, enc) VALUES (?1, ?2, ?3, ?4, ?5)
+        ON CONFLICT(mh) DO UPDATE SET pinned_at = excluded.pinned_at WHERE ipfs_blocks.pinned_at IS NULL AND excluded.pinned_at IS NOT NULL`)
+      this.putBlock = (b, pinnedAt) => { const stored = encodeBlock(b.data); put.run(b.cid.multihash.bytes, b.cid.bytes, stored.data, pinnedAt, stored.enc) }
+    } else if (layout >= 2) { // a store whose upgrade to layout 3 failed
       // The block and its pin in one row: a root stored again unpinned (or pinned before) keeps its first pin time.
       const put = db.prepare(`INSERT INTO ipfs_blocks (mh, cid, data, pinned_at) VALUES (?1, ?2, ?3, ?4)
         ON CONFLICT(mh) DO UPDATE SET pinned_at = excluded.pinned_at WHERE ipfs_blocks.pinned_at IS NULL AND excluded.pinned_at IS NOT NULL`)
@@ -100,7 +109,7 @@ export class IpfsNode {
   private tools() {
     return (this.heliaTools ??= (async () => {
       const [{ createHeliaLight }, { unixfs }, { car }] = await Promise.all([import('helia'), import('@helia/unixfs'), import('@helia/car')])
-      const helia = await createHeliaLight({ blockstore: new SqliteBlockstore(this.db), datastore: new SqliteDatastore(this.db) }).start() as Helia
+      const helia = await createHeliaLight({ blockstore: new SqliteBlockstore(this.db, this.layout), datastore: new SqliteDatastore(this.db) }).start() as Helia
       return { helia, fs: unixfs(helia), car: car(helia) }
     })())
   }
@@ -172,8 +181,8 @@ export class IpfsNode {
 
   /** The raw bytes of one block. */
   block(cid: CID): Uint8Array | null {
-    const row = this.db.query('SELECT data FROM ipfs_blocks WHERE mh = ?1').get(cid.multihash.bytes) as { data: Uint8Array } | null
-    return row?.data ?? null
+    const row = this.blockStmt.get(cid.multihash.bytes) as { data: Uint8Array; enc: number | null } | null
+    return row ? decodeBlock(row.data, row.enc) : null
   }
 
   carStream(cid: CID): ReadableStream<Uint8Array> {
