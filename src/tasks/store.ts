@@ -6,6 +6,7 @@ import { getTableColumns } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import { fromRecord, uidKey, type AttestationRecord } from '../chain/attestation-record'
 import { tasks } from '../db/schema'
+import { decodeTimeline, encodeEvents, encodeVerification, jsonText } from './row-encoding'
 import type { NewTask, TaskPatch, TaskRow } from './types'
 
 /** The columns of a task row in memory: all but the timeline (written with the events, read on its own). */
@@ -26,7 +27,7 @@ export const TASK_SELECT = `SELECT ${TASK_COLUMNS} FROM tasks`
 export interface StoredEvent { stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
 
 export function fromRow(row: Record<string, unknown>): TaskRow {
-  for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(row[k] as string)
+  for (const k of JSON_KEYS) if (row[k] != null) row[k] = JSON.parse(jsonText(row[k] as string | Uint8Array))
   return row as unknown as TaskRow
 }
 
@@ -48,7 +49,7 @@ export class TaskStore {
   constructor(private db: Database) {
     this.byId = db.prepare(`${TASK_SELECT} WHERE id = ?1`)
     this.existsStmt = db.prepare('SELECT 1 AS x FROM tasks WHERE id = ?1')
-    this.timelineStmt = db.prepare('SELECT timeline AS t FROM tasks WHERE id = ?1')
+    this.timelineStmt = db.prepare('SELECT timeline AS t, verification_score AS verificationScore, verification_status AS verificationStatus, ipfs_cid AS ipfsCid, attestation_uid AS attestationUid, receipt_cid AS receiptCid FROM tasks WHERE id = ?1')
     // The WHERE of tasks_refused_idx, which holds only these rows (the planner would otherwise read
     // every FAILED task from tasks_status_idx, the failures that are kept included).
     this.refusedStmt = db.prepare("SELECT id FROM tasks INDEXED BY tasks_refused_idx WHERE status = 'FAILED' AND stage <= 1 AND completed_at < ?1 ORDER BY completed_at LIMIT ?2")
@@ -120,13 +121,14 @@ export class TaskStore {
       this.statements.set(sig, stmt)
     }
     const values = this.values(row, keys)
-    if (events.length > 0) values.push(JSON.stringify(events))
+    if (events.length > 0) values.push(`[${encodeEvents(events, row)}]`)
     return fromRow(stmt.get(...values) as Record<string, unknown>)
   }
 
-  private values(row: Record<string, unknown>, keys: string[]): (string | number | null)[] {
+  private values(row: Record<string, unknown>, keys: string[]): (string | number | Uint8Array | null)[] {
     return keys.map((k) => {
       const v = row[k]
+      if (k === 'verification' && v != null) return encodeVerification(JSON.stringify(v)) // src/tasks/row-encoding.ts
       return BY_KEY.get(k)!.json && v !== null ? JSON.stringify(v) : (v as string | number | null)
     })
   }
@@ -154,7 +156,7 @@ export class TaskStore {
     }
     const args = [id, ...this.values(patch as Record<string, unknown>, keys)]
     if (events.length === 0) { stmt.run(...args); return 0 }
-    args.push(events.map((e) => JSON.stringify(e)).join(','))
+    args.push(encodeEvents(events, patch))
     return (stmt.get(...args) as { n: number } | null)?.n ?? 0
   }
 
@@ -178,7 +180,7 @@ export class TaskStore {
 
   /** The stored timeline of a task: null when it has none in its row (finished before migration 0013). */
   timeline(id: string): StoredEvent[] | null {
-    const row = this.timelineStmt.get(id) as { t: string | null } | null
-    return row?.t ? JSON.parse(row.t) as StoredEvent[] : null
+    const row = this.timelineStmt.get(id) as ({ t: string | null } & Parameters<typeof decodeTimeline>[1]) | null
+    return row?.t ? decodeTimeline(row.t, row) : null
   }
 }
