@@ -7,7 +7,7 @@ import { bytesToHex, getAddress, hexToBytes, zeroAddress, type Hex } from 'viem'
 import { keccak256 } from '../lib/keccak'
 import { taskHashes } from '../pipeline/verification'
 import type { TaskRow } from '../tasks/types'
-import { EAS_ADDRESS, EAS_TYPES, EAS_VERSION, encodeTaskAttestationData, offchainUid, TASK_SCHEMA, TASK_SCHEMA_UID } from './signer'
+import { EAS_ADDRESS, EAS_TYPES, EAS_VERSION, encodeTaskAttestationData, TASK_SCHEMA, TASK_SCHEMA_UID } from './signer'
 
 /** The columns of a `task_attestations` row besides uid and task id. */
 export interface AttestationRecord { signature: Uint8Array; signer: Uint8Array; chainId: number }
@@ -40,13 +40,13 @@ export function toRecord(signed: { signatureHex: Hex; signer: `0x${string}`; sig
 
 /**
  * The attestation as published (GET /api/v1/attestations/:uid, a task's detail), rebuilt from its
- * record and its task: the same JSON, key for key, as stage 7 made. Null when the rebuilt message
- * does not hash to `uid` (the task row no longer says what was signed).
+ * record and its task: the same JSON, key for key, as stage 7 made. A task row changed since says
+ * another message, which no longer hashes to `uid` nor matches the signature: verifiers see it, as
+ * they see a changed stored attestation.
  */
-export function fromRecord(uid: Hex, record: AttestationRecord, task: AttestationTask): Record<string, unknown> | null {
+export function fromRecord(uid: Hex, record: AttestationRecord, task: AttestationTask): Record<string, unknown> {
   const { time, data, salt } = taskAttestationMessage(task)
   const message = { version: 2, schema: TASK_SCHEMA_UID, recipient: zeroAddress, time, expirationTime: 0n, revocable: true, refUID: ZERO32, data, salt }
-  if (offchainUid(message) !== uid) return null
   const sig = bytesToHex(record.signature)
   return {
     uid,

@@ -82,8 +82,7 @@ export class TaskStore {
     const rec = this.attestationStmt.get(uidKey(uid as Hex)) as (AttestationRecord & { task_id: string }) | null
     if (rec) {
       const task = this.get(rec.task_id)
-      const attestation = task && fromRecord(uid as Hex, rec, task)
-      return attestation ? { attestation, taskId: rec.task_id } : null
+      return task ? { attestation: fromRecord(uid as Hex, rec, task), taskId: rec.task_id } : null
     }
     const row = this.legacyAttestationStmt.get(uid) as { attestation: string; task_id: string } | null
     return row ? { attestation: JSON.parse(row.attestation), taskId: row.task_id } : null

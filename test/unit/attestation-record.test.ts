@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { keccak256, toHex, verifyTypedData } from 'viem'
 import { fromRecord, taskAttestationMessage, toRecord, uidKey } from '../../src/chain/attestation-record'
-import { Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from '../../src/chain/signer'
+import { offchainUid, Signer, TASK_SCHEMA, TASK_SCHEMA_UID } from '../../src/chain/signer'
 import { TaskStore } from '../../src/tasks/store'
 import type { TaskRow } from '../../src/tasks/types'
 import { migratedDb } from '../helpers/db'
@@ -59,16 +59,17 @@ test('rebuilt from its record and its task, the attestation is the signer\'s, by
   }
 })
 
-test('a task row that no longer says what was signed gives no attestation, never another one', async () => {
+test('a task row changed since gives an attestation that no longer hashes to its UID nor verifies', async () => {
   const signer = new Signer(key, '2026-01-01T00:00:00.000Z', 84532)
   const t = task(100)
   const { uid, a } = await signed(t, signer)
   const rec = toRecord(a)
   insertRecord.run(uidKey(uid), t.id, rec.signature, rec.signer, rec.chainId)
-  expect(store.attestation(uid)).not.toBeNull()
   sqlite.query('UPDATE tasks SET state_root = ?2 WHERE id = ?1').run(t.id, h('another root'))
-  expect(store.attestation(uid)).toBeNull()
-  expect(fromRecord(uid, rec, { ...t, stateRoot: h('another root') })).toBeNull()
+  const read = store.attestation(uid)!.attestation
+  const s = read.sig
+  expect(offchainUid({ ...s.message, time: BigInt(s.message.time), expirationTime: BigInt(s.message.expirationTime) })).not.toBe(uid)
+  expect(await verifyTypedData({ address: read.signer, domain: { ...s.domain, chainId: Number(s.domain.chainId) }, types: s.types, primaryType: 'Attest', message: s.message, signature: a.signatureHex })).toBe(false)
 })
 
 test('an attestation stored before migration 0015 (its full JSON in attestations) reads back as stored', async () => {
