@@ -2,13 +2,15 @@
 // Bun.serve baseline (wrk), RSS, full-pipeline tasks/s (wrk, builtin provider, c=1/16/64) and the
 // gateway overhead around a provider call (bench/fake-openai.ts, see bench/lib/pipeline.ts) and the
 // cost of paying a submit with x402 instead of credits (a dedicated server, see bench/lib/payments.ts)
-// and the task lists at a million stored tasks (a dedicated seeded data dir, see bench/lib/lists.ts).
+// and the task lists at a million stored tasks (a dedicated seeded data dir, see bench/lib/lists.ts)
+// and the bytes stored per task (a dedicated data dir, see bench/lib/storage.ts).
 // Writes bench/results/latest.json. Exits 0 even when targets are missed (it is a report);
 // non-zero only when the benchmark itself cannot run.
 //
 //   bun run bench/run.ts [--quick] [--duration N] [--warmup N] [--build] [--cold-runs N]
 //                        [--connections N] [--threads N] [--only SUBSTRING]
 //                        [--pipeline-duration N] [--overhead-samples N] [--payment-samples N] [--lists-tasks N]
+//                        [--storage-tasks N] [--storage-concurrency N]
 import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -16,6 +18,7 @@ import type { Subprocess } from 'bun'
 import { measurePayments, setupPayments, type PaymentsResult } from './lib/payments'
 import { measureOverhead, type OverheadResult } from './lib/pipeline'
 import { LISTS_MAX_P50_MS, LISTS_NAME, measureLists, type ListsResult } from './lib/lists'
+import { measureStorage, STORAGE_MAX_BYTES_PER_TASK, STORAGE_NAME, type StorageResult } from './lib/storage'
 import { measureSoak, SOAK_MAX_DRIFT, SOAK_NAME, type SoakResult } from './lib/soak'
 import { cleanEnv, cleanup, cleanupSync, cpuBetween, freePort, readCpu, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
 import { ensureWrk, luaScriptFor, parseSuccess, runWrk, successCountingLua, writeLuaScript, wrkVersion, type SuccessCount, type WrkResult } from './lib/wrk'
@@ -51,6 +54,7 @@ interface Options {
   pipelineDurationS: number; overheadSamples: number; overheadWarmup: number
   paymentSamples: number; paymentWarmup: number
   listsTasks: number
+  storageTasks: number; storageConcurrency: number
   /** minutes of the soak (0: not run) and its submit rate (0: half the best pipeline rate of this run) */
   soakMinutes: number; soakRate: number
 }
@@ -59,7 +63,7 @@ function parseArgs(argv: string[]): Options {
   const o: Options = {
     build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null,
     pipelineDurationS: 5, overheadSamples: 500, overheadWarmup: 50, paymentSamples: 300, paymentWarmup: 30,
-    listsTasks: 1_000_000, soakMinutes: 0, soakRate: 0,
+    listsTasks: 1_000_000, storageTasks: 5000, storageConcurrency: 16, soakMinutes: 0, soakRate: 0,
   }
   let duration: number | null = null
   let warmup: number | null = null
@@ -89,6 +93,8 @@ function parseArgs(argv: string[]): Options {
       case '--overhead-warmup': overheadWarmup = Math.round(val('--overhead-warmup')); break
       case '--payment-samples': paymentSamples = Math.round(val('--payment-samples')); break
       case '--lists-tasks': o.listsTasks = Math.round(val('--lists-tasks')); break
+      case '--storage-tasks': o.storageTasks = Math.round(val('--storage-tasks')); break
+      case '--storage-concurrency': o.storageConcurrency = Math.round(val('--storage-concurrency')); break
       case '--soak': o.soakMinutes = Math.round(val('--soak')); break
       case '--soak-rate': o.soakRate = val('--soak-rate'); break
       case '--only': o.only = inline ?? argv[++i] ?? usage('--only needs a value'); break
@@ -126,6 +132,9 @@ function usage(err?: string): never {
   --overhead-warmup N    rounds of the overhead measurement discarded first (default 50)
   --payment-samples N    measured sequential rounds of the payments part (default 300; warm-up N/10)
   --lists-tasks N    tasks seeded for the lists part (default 1,000,000; "--only lists" runs only it)
+  --storage-tasks N  tasks of the storage part (default 5,000; "--only storage" runs only it): database
+                     bytes per task after they completed and a clean stop, goal ≤ ${STORAGE_MAX_BYTES_PER_TASK} bytes
+  --storage-concurrency N  submits in flight during the storage part (default 16)
   --soak N           also run the soak for N minutes (not in the default run; the issue asks for 10):
                      submits at a fixed rate plus task lists at a fifth of it, one row per minute,
                      goal: last minute's p50 within ${SOAK_MAX_DRIFT}× of the first ("--only soak" runs only it)
@@ -319,8 +328,9 @@ async function main(): Promise<void> {
   const overheadChosen = matches(OVERHEAD_NAME)
   const paymentsChosen = matches(PAYMENTS_NAME)
   const listsChosen = matches(LISTS_NAME)
+  const storageChosen = matches(STORAGE_NAME)
   const soakChosen = opts.soakMinutes > 0 && matches(SOAK_NAME)
-  if (chosen.length === 0 && !overheadChosen && !paymentsChosen && !listsChosen && !soakChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME, LISTS_NAME, SOAK_NAME].join(' | ')})`)
+  if (chosen.length === 0 && !overheadChosen && !paymentsChosen && !listsChosen && !storageChosen && !soakChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME, LISTS_NAME, STORAGE_NAME, SOAK_NAME].join(' | ')})`)
   const wrk = ensureWrk()
   const loadAtStart = loadavg()[0]!
   if (loadAtStart > 0.5) log(`warning: load average is ${f(loadAtStart, 2)} before the benchmark; other processes compete for the CPU and the numbers will be noisy`)
@@ -515,6 +525,16 @@ async function main(): Promise<void> {
     })
   }
 
+  // 7e. bytes stored per task, on a dedicated data dir
+  let storage: StorageResult | null = null
+  if (storageChosen) {
+    storage = await measureStorage({
+      bin: BIN, tasks: opts.storageTasks, concurrency: opts.storageConcurrency, env: cleanEnv(BENCH_ENV).env,
+      start: (dir, cwd, logFile) => startTaskgate(dir, cwd, logFile, opts.logLevel ? ['--log-level', opts.logLevel] : [], BENCH_ENV),
+      log: (x) => process.stdout.write(x),
+    })
+  }
+
   // 8. report
   const memory = {
     idleRssMb: kbToMb(idle.rssKb),
@@ -565,6 +585,10 @@ async function main(): Promise<void> {
       if (v.targeted) checks.push({ name: `lists ${v.name}: p50 at ${lists.tasks.toLocaleString('en')} tasks`, value: `${f(v.p50Ms, 3)} ms`, limit: `< ${LISTS_MAX_P50_MS} ms`, pass: v.p50Ms < LISTS_MAX_P50_MS })
       if (v.errors) checks.push({ name: `lists ${v.name}: errors/non-2xx`, value: String(v.errors), limit: '0', pass: false })
     }
+  }
+  if (storage) {
+    checks.push({ name: `storage per task (${storage.tasks.toLocaleString('en')} tasks, clean stop)`, value: `${f(storage.bytesPerTask / 1024, 2)} KB`, limit: `≤ ${f(STORAGE_MAX_BYTES_PER_TASK / 1024, 0)} KB`, pass: storage.bytesPerTask <= STORAGE_MAX_BYTES_PER_TASK })
+    if (storage.failed) checks.push({ name: 'storage: tasks not COMPLETED', value: String(storage.failed), limit: '0', pass: false })
   }
   if (soak && soak.rows.length < 2) log('soak: one minute has nothing to compare with; the drift goals need --soak 2 or more')
   if (soak && soak.rows.length >= 2) {
@@ -694,6 +718,18 @@ async function main(): Promise<void> {
     for (const r of lr) log(`  ${ll(r)}`)
     log()
   }
+  if (storage) {
+    const st = storage
+    log(`storage: ${st.tasks.toLocaleString('en')} builtin tasks at c=${st.concurrency} (${f(st.seconds)} s), then SIGTERM; ${st.files.map((x) => `${x.name} ${f(mb(x.bytes), 2)} MB`).join(', ')}: ${f(st.bytesPerTask / 1024, 2)} KB per task`)
+    const sc = ['file', 'table or index', 'pages', 'MB', 'bytes/task', 'payload/task']
+    const sr = st.objects.filter((x) => x.pages > 1 || x.name === '(free pages)').map((x) => [x.file, x.name, String(x.pages), f(mb(x.bytes), 2), f(x.bytesPerTask, 0), f(x.payload / st.tasks, 0)])
+    const sw = sc.map((c, i) => Math.max(c.length, ...sr.map((r) => r[i]!.length)))
+    const sl = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(sw[i]!) : c.padStart(sw[i]!))).join('  ')
+    log(`  ${sl(sc)}`)
+    for (const r of sr) log(`  ${sl(r)}`)
+    log(`  (tables and indexes of one page, empty or nearly: ${st.objects.filter((x) => x.pages <= 1 && x.name !== '(free pages)').length})`)
+    log()
+  }
   log(`binary size        ${f(sizeMb)} MB${build.built ? ` (built in ${f(build.seconds)} s: ${build.reason})` : ''}`)
   log(`cold start         min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms  (${cold.runsMs.map((x) => f(x)).join(', ')}); \`taskgate version\` alone: ${f(cold.execFloorMs)} ms`)
   log(`RSS                idle ${f(memory.idleRssMb)} MB / under load ${memory.underLoadRssMb === null ? 'n/a' : f(memory.underLoadRssMb)} MB / peak (VmHWM) ${memory.peakHwmMb === null ? 'n/a' : f(memory.peakHwmMb)} MB   (bare Bun.serve idle ${memory.bareIdleRssMb === null ? 'n/a' : f(memory.bareIdleRssMb)} MB)`)
@@ -729,6 +765,7 @@ async function main(): Promise<void> {
     },
     payments,
     lists,
+    storage,
     soak,
     checks,
   }, null, 2)}\n`)

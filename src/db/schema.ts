@@ -1,6 +1,7 @@
 // Drizzle table definitions. The SQL that creates them lives in migrations/ (drizzle-kit generate).
 import { sql } from 'drizzle-orm'
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { verificationColumn } from './verification-column'
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const operators = sqliteTable('operators', {
   id: text('id').primaryKey(),
@@ -123,7 +124,7 @@ export const tasks = sqliteTable('tasks', {
   verificationStatus: text('verification_status'),
   verificationScore: real('verification_score'),
   verificationProof: text('verification_proof'),
-  verification: text('verification', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  verification: verificationColumn('verification').$type<Record<string, unknown> | null>(), // stored encoded (src/db/verification-column.ts)
   attestationUid: text('attestation_uid'),
   receiptCid: text('receipt_cid'),
   receipt: text('receipt', { mode: 'json' }).$type<Record<string, unknown> | null>(),
@@ -293,12 +294,24 @@ export const computeJobEvents = sqliteTable('compute_job_events', {
   at: integer('at').notNull(),
 }, (t) => [index('compute_job_events_job_idx').on(t.jobId, t.id)])
 
+// Attestations signed before migration 0015, as their full JSON (read only; task_attestations since).
 export const attestations = sqliteTable('attestations', {
   uid: text('uid').primaryKey(),
   taskId: text('task_id').notNull(),
   operatorId: text('operator_id').notNull(),
   attestation: text('attestation', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: integer('created_at').notNull(),
+})
+
+// Each task's EAS offchain attestation by its UID (32 bytes): the signature (r ‖ s ‖ v, 65 bytes),
+// the signer's address (20 bytes) and the domain's chain id. The message is the task row's and the
+// domain and types are constants: src/chain/attestation-record.ts rebuilds the published JSON.
+export const taskAttestations = sqliteTable('task_attestations', {
+  uid: blob('uid', { mode: 'buffer' }).primaryKey(),
+  taskId: text('task_id').notNull(),
+  signature: blob('signature', { mode: 'buffer' }).notNull(),
+  signer: blob('signer', { mode: 'buffer' }).notNull(),
+  chainId: integer('chain_id').notNull(),
 })
 
 // ---- money: wallets, pioneer points, mock USDC, x402 ----

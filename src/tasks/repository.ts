@@ -5,14 +5,15 @@
 // SQLite's own, for a second dialect to replace: the timeline append (APPEND), INDEXED BY
 // (refusedBefore, list.ts), the counters' rebuild (counters.ts).
 import { and, desc, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm'
-import type { Statement } from 'bun:sqlite'
 import type { Db } from '../db'
-import { agents, computeJobs, operators, taskCounts, taskEvents, tasks } from '../db/schema'
-import type { NewTask, TaskPatch, TaskRow } from './types'
+import { agents, attestations, computeJobs, operators, taskAttestations, taskCounts, taskEvents, tasks } from '../db/schema'
+import type { Hex } from 'viem'
+import type { NewTask, StoredEvent, TaskPatch, TaskRow } from './types'
+import { decodeTimeline, encodeEvents } from './row-encoding'
+import { fromRecord, uidKey, type AttestationRecord } from '../chain/attestation-record'
 import { preparedOnUse } from '../db/sql'
 
-/** A timeline event as a task row stores it (tasks.timeline); its id is its position, from 1. */
-export interface StoredEvent { stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }
+export type { StoredEvent } from './types'
 
 /** A legacy timeline event (task_events, tasks finished before migration 0013) with its id there. */
 export type LegacyEvent = StoredEvent & { id: number }
@@ -53,19 +54,15 @@ interface Prepared { get(v: Record<string, unknown>): unknown; run(v: Record<str
 export class TaskRepository {
   private q
   private statements = new Map<string, Prepared>()
-  /**
-   * Raw on purpose: the attestation storage is being reworked (issue 31, "Storage you would choose"),
-   * which replaces these two as they are.
-   */
-  private attestationStmt: Statement
-  private insertAttestationStmt: Statement
 
   constructor(private db: Db) {
     const id = eq(tasks.id, p('id'))
     this.q = preparedOnUse({
       byId: () => db.select(TASK_COLUMNS).from(tasks).where(id).prepare(),
       exists: () => db.select({ x: sql<number>`1` }).from(tasks).where(id).prepare(),
-      timeline: () => db.select({ t: tasks.timeline }).from(tasks).where(id).prepare(),
+      timeline: () => db.select({
+        t: tasks.timeline, verificationScore: tasks.verificationScore, verificationStatus: tasks.verificationStatus, ipfsCid: tasks.ipfsCid, attestationUid: tasks.attestationUid, receiptCid: tasks.receiptCid,
+      }).from(tasks).where(id).prepare(),
       legacyEvents: () => db.select({ id: taskEvents.id, stage: taskEvents.stage, name: taskEvents.name, status: taskEvents.status, detail: taskEvents.detail, at: taskEvents.at })
         .from(taskEvents).where(eq(taskEvents.taskId, p('id'))).orderBy(taskEvents.id).prepare(),
       byIdempotencyKey: () => db.select({ id: tasks.id, requestHash: tasks.requestHash }).from(tasks)
@@ -96,10 +93,13 @@ export class TaskRepository {
         stateRoot: sql`${p('stateRoot')}`, metrics: sql`${p('metrics')}`, totalTasks: sql`${agents.totalTasks} + 1`,
         verifiedTasks: sql`${agents.verifiedTasks} + ${p('verified')}`, lastActiveAt: sql`${p('at')}`,
       }).where(eq(agents.id, p('agentId'))).prepare(),
+      insertAttestation: () => db.insert(taskAttestations).values({ uid: p('uid'), taskId: p('taskId'), signature: p('signature'), signer: p('signer'), chainId: p('chainId') })
+        .onConflictDoNothing().prepare(),
+      attestation: () => db.select({ taskId: taskAttestations.taskId, signature: taskAttestations.signature, signer: taskAttestations.signer, chainId: taskAttestations.chainId })
+        .from(taskAttestations).where(eq(taskAttestations.uid, p('uid'))).prepare(),
+      legacyAttestation: () => db.select({ attestation: attestations.attestation, taskId: attestations.taskId }).from(attestations).where(eq(attestations.uid, p('uid'))).prepare(),
       firstTask: () => db.update(operators).set({ firstTaskAt: sql`${p('at')}` }).where(and(eq(operators.id, p('operatorId')), isNull(operators.firstTaskAt))).prepare(),
     })
-    this.attestationStmt = db.$client.prepare('SELECT attestation, task_id FROM attestations WHERE uid = ?1')
-    this.insertAttestationStmt = db.$client.prepare('INSERT INTO attestations (uid, task_id, operator_id, attestation, created_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(uid) DO NOTHING')
   }
 
   exists(id: string): boolean { return this.q.exists.get({ id }) !== undefined }
@@ -119,7 +119,7 @@ export class TaskRepository {
       return this.db.insert(tasks).values(values as typeof tasks.$inferInsert).returning(TASK_COLUMNS).prepare()
     })
     const values = this.values(row, keys)
-    if (withEvents) values._timeline = JSON.stringify(events)
+    if (withEvents) values._timeline = `[${encodeEvents(events, row)}]` // src/tasks/row-encoding.ts
     return stmt.get(values) as TaskRow
   }
 
@@ -140,15 +140,16 @@ export class TaskRepository {
     const values = this.values(patch as Record<string, unknown>, keys)
     values._id = id
     if (!withEvents) { stmt.run(values); return 0 }
-    values._events = events.map((e) => JSON.stringify(e)).join(',')
+    values._events = encodeEvents(events, patch)
     return (stmt.get(values) as { n: number } | undefined)?.n ?? 0
   }
 
   /** The stored timeline of a task: null when it has none in its row (finished before migration 0013). */
   timeline(id: string): StoredEvent[] | null {
-    const t = this.q.timeline.get({ id })?.t
-    return t ? JSON.parse(t) as StoredEvent[] : null
+    const row = this.q.timeline.get({ id })
+    return row?.t ? decodeTimeline(row.t, row) : null
   }
+
 
   /** The events a task that finished before migration 0013 kept in task_events, in order. */
   legacyEvents(taskId: string): LegacyEvent[] {
@@ -221,15 +222,23 @@ export class TaskRepository {
   /** The operator's first completed task, once: a time already set stays. */
   setFirstTaskAt(operatorId: string, at: number): void { this.q.firstTask.run({ operatorId, at }) }
 
-  /** Stores a task's EAS attestation (`attestation`: its JSON text) unless its UID is stored. */
-  insertAttestation(uid: string, taskId: string, operatorId: string, attestation: string, createdAt: number): void {
-    this.insertAttestationStmt.run(uid, taskId, operatorId, attestation, createdAt)
+  /** Stores a task's EAS attestation as its record (src/chain/attestation-record.ts) unless its UID is stored. */
+  insertAttestation(uid: Hex, taskId: string, record: AttestationRecord): void {
+    this.q.insertAttestation.run({ uid: uidKey(uid), taskId, ...record })
   }
 
-  /** A stored EAS attestation by UID (lower-case hex) and its task, or null. */
+  /**
+   * A stored EAS attestation by UID (lower-case hex) and its task, or null: rebuilt from its record
+   * and its task row (src/chain/attestation-record.ts), or, made before migration 0015, as stored.
+   */
   attestation(uid: string): { attestation: Record<string, any>; taskId: string } | null {
-    const row = this.attestationStmt.get(uid) as { attestation: string; task_id: string } | null
-    return row ? { attestation: JSON.parse(row.attestation), taskId: row.task_id } : null
+    const rec = this.q.attestation.get({ uid: uidKey(uid as Hex) })
+    if (rec) {
+      const task = this.get(rec.taskId)
+      return task ? { attestation: fromRecord(uid as Hex, rec, task), taskId: rec.taskId } : null
+    }
+    const row = this.q.legacyAttestation.get({ uid })
+    return row ? { attestation: row.attestation as Record<string, any>, taskId: row.taskId } : null
   }
 
   private values(row: Record<string, unknown>, keys: string[]): Record<string, unknown> {

@@ -118,7 +118,7 @@ export class TaskService {
       return { task: this.d.pipeline.admit({
         id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
-        status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: hash, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
+        status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: idempotencyKey ? hash : null, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
       }, agent), replayed: false }
     }
   }

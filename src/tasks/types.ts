@@ -10,3 +10,6 @@ export type TaskRow = Omit<typeof tasks.$inferSelect, 'timeline'> & { attestatio
 export type TaskPatch = Partial<Omit<TaskRow, 'id' | 'operatorId' | 'createdAt'>>
 /** A task as submitted, before its insert (columns not given take their defaults). */
 export type NewTask = TaskPatch & { id: string; operatorId: string; createdAt: number }
+
+/** A timeline event as a task row stores it (tasks.timeline; src/tasks/row-encoding.ts); its id is its position, from 1. */
+export interface StoredEvent { stage: number; name: string; status: string; detail: Record<string, unknown> | null; at: number }

@@ -4,10 +4,13 @@
 import type { Database } from 'bun:sqlite'
 import { expect } from 'bun:test'
 import { concat, keccak256, type Hex } from 'viem'
+import { TaskRepository } from '../../src/tasks/repository'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
 
 export function expectUnbrokenChain(db: Database, agentId: string): number {
-  const links = db.query(`SELECT t.id, t.state_root AS root, t.receipt, json_extract(e.value, '$.detail.leaf') AS leaf FROM tasks t, json_each(t.timeline) e
-    WHERE t.agent_id = ?1 AND json_extract(e.value, '$.stage') = 6 AND json_extract(e.value, '$.status') = 'done'`).all(agentId) as { id: string; root: Hex; receipt: string | null; leaf: Hex }[]
+  const store = new TaskRepository(drizzle({ client: db })) // reads the timeline in any stored form (src/tasks/row-encoding.ts)
+  const links = (db.query('SELECT id, state_root AS root, receipt FROM tasks WHERE agent_id = ?1').all(agentId) as { id: string; root: Hex; receipt: string | null }[])
+    .flatMap((t) => (store.timeline(t.id) ?? []).filter((e) => e.stage === 6 && e.status === 'done').map((e) => ({ ...t, leaf: e.detail!.leaf as Hex })))
   // The commit order is the chain's own: from the zero root, exactly one link extends the last one.
   let prev: Hex = `0x${'0'.repeat(64)}`
   const left = new Set(links)

@@ -64,7 +64,8 @@ test('SIGKILL mid-pipeline, restart: each task completes once and is charged onc
   const sum = db.query('SELECT sum(delta) AS s FROM ledger_entries WHERE operator_id = (SELECT operator_id FROM tasks LIMIT 1)').get() as { s: number }
   expect(sum.s).toBe(bal.b) // the ledger adds up to the balance
   // each stage committed exactly once per task; the fingerprint chain counted every task once
-  const dup = db.query("SELECT count(*) AS n FROM (SELECT t.id, json_extract(e.value, '$.stage') AS s FROM tasks t, json_each(t.timeline) e WHERE json_extract(e.value, '$.status') IN ('done', 'completed') GROUP BY t.id, s HAVING count(*) > 1)").get() as { n: number }
+  // an event is an object or an array (src/tasks/row-encoding.ts)
+  const dup = db.query("SELECT count(*) AS n FROM (SELECT t.id, coalesce(json_extract(e.value, '$.stage'), json_extract(e.value, '$[0]')) AS s FROM tasks t, json_each(t.timeline) e WHERE coalesce(json_extract(e.value, '$.status'), json_extract(e.value, '$[1]')) IN ('done', 'completed') GROUP BY t.id, s HAVING count(*) > 1)").get() as { n: number }
   expect(dup.n).toBe(0)
   const a = db.query('SELECT total_tasks AS n FROM agents WHERE id = ?1').get(agent.agentId) as { n: number }
   expect(a.n).toBe(N)

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { journalEntries } from '../../src/db/migrations'
+import { TaskRepository } from '../../src/tasks/repository'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { readStream } from '../helpers/operations'
 import { startServer, type TestServer } from '../helpers/server'
 
@@ -64,15 +66,26 @@ describe('upgrade from events in task_events (migration 0013)', () => {
     try {
       db.transaction(() => {
         db.run('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, 1, ?2, ?3, NULL, 1)', ['task_filler', 'policy', 'done']) // ids of other tasks come first
-        for (const { id, timeline } of db.query('SELECT id, timeline FROM tasks WHERE timeline IS NOT NULL ORDER BY rowid').all() as { id: string; timeline: string }[]) {
-          for (const e of JSON.parse(timeline) as { stage: number; name: string; status: string; detail: unknown; at: number }[]) {
+        const store = new TaskRepository(drizzle({ client: db })) // reads the row's values in the layout of today (src/tasks/row-encoding.ts)
+        for (const { id } of db.query('SELECT id FROM tasks WHERE timeline IS NOT NULL ORDER BY rowid').all() as { id: string }[]) {
+          for (const e of store.timeline(id)!) {
             const row = db.query('INSERT INTO task_events (task_id, stage, name, status, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id')
               .get(id, e.stage, e.name, e.status, e.detail === null ? null : JSON.stringify(e.detail), e.at) as { id: number }
             oldIds.set(id, [...(oldIds.get(id) ?? []), row.id])
           }
         }
+        // and without what later migrations added, which start applies again after 0013: 0015's attestation
+        // records (back to their full JSON) and encoded verification records (back to their text) ...
+        for (const { uid } of db.query("SELECT '0x' || lower(hex(uid)) AS uid FROM task_attestations").all() as { uid: string }[]) {
+          const a = store.attestation(uid)!
+          db.query('INSERT INTO attestations (uid, task_id, operator_id, attestation, created_at) VALUES (?1, ?2, ?3, ?4, 1)').run(uid, a.taskId, store.get(a.taskId)!.operatorId, JSON.stringify(a.attestation))
+        }
+        for (const { id } of db.query("SELECT id FROM tasks WHERE typeof(verification) = 'blob'").all() as { id: string }[]) {
+          db.query('UPDATE tasks SET verification = ?2 WHERE id = ?1').run(id, JSON.stringify(store.get(id)!.verification))
+        }
+        db.run('DROP TABLE task_attestations')
         db.run('ALTER TABLE tasks DROP COLUMN timeline')
-        // and without what later migrations added (0014: two columns, two indexes), which start applies again after 0013
+        // ... and 0014's two columns and two indexes
         for (const index of ['tasks_refused_idx', 'approvals_agent_idx']) db.run(`DROP INDEX ${index}`)
         for (const column of ['prompt_sha256', 'prompt_length']) db.run(`ALTER TABLE tasks DROP COLUMN ${column}`)
         db.run('DELETE FROM __drizzle_migrations WHERE created_at >= ?1', [journalEntries.find((e) => e.tag === '0013_task_timeline')!.when])

@@ -1,7 +1,9 @@
-// ipfs.db's layouts: a new store is created in layout 2 (rowid tables, a pin is the root block's
-// pinned_at), a layout-0 store (WITHOUT ROWID tables keyed by the multihash) is upgraded in place with
-// every block and pin, a layout-1 store gains the column and keeps its pins table, and an upgrade that
-// fails changes nothing and leaves a store that still works (and pins) on its old layout.
+// ipfs.db's layouts: a new store is created in layout 3 (rowid tables, a pin is the root block's
+// pinned_at, a pipeline document stored in its encoded form), a layout-0 store (WITHOUT ROWID tables
+// keyed by the multihash) is upgraded in place with every block and pin, a layout-1 store gains the
+// columns and keeps its pins table, a layout-2 store gains `enc` and reads its blocks as they were,
+// and an upgrade that fails changes nothing and leaves a store that still works (and pins) on its
+// old layout.
 import { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -120,6 +122,7 @@ describe('ipfs.db layout', () => {
     await (await IpfsNode.open(dir)).stop()
     const v1 = new Database(join(dir, 'ipfs.db'), { strict: true }) // back to layout 1, as servers before layout 2 left it
     v1.run('ALTER TABLE ipfs_blocks DROP COLUMN pinned_at')
+    v1.run('ALTER TABLE ipfs_blocks DROP COLUMN enc')
     v1.run('PRAGMA user_version = 1')
     v1.close()
     const logged: string[] = []
@@ -132,6 +135,39 @@ describe('ipfs.db layout', () => {
     expect(userVersion(db)).toBe(IPFS_SCHEMA_VERSION)
     expect((db.query('SELECT count(*) AS n FROM ipfs_pins').get() as { n: number }).n).toBe(6)
     expect(pinnedAt(db, fresh)).toBeNumber()
+    db.close()
+  })
+
+  test('a layout-2 store gains the encoding column; its blocks read as they were, new pipeline documents are stored encoded and read back exactly', async () => {
+    const dir = newDir()
+    const { docs, big } = await layoutZero(dir, 3)
+    await (await IpfsNode.open(dir)).stop()
+    const v2 = new Database(join(dir, 'ipfs.db'), { strict: true }) // back to layout 2, as servers before layout 3 left it
+    v2.run('ALTER TABLE ipfs_blocks DROP COLUMN enc')
+    v2.run('PRAGMA user_version = 2')
+    // a receipt-like document written raw by layout 2
+    const old = { type: 'taskgate.receipt/v1', payload: { message: { taskId: 'task_old', promptHash: `0x${'ab'.repeat(32)}` } } }
+    const oldBytes = new TextEncoder().encode(JSON.stringify(old))
+    const { cid: oldCid, blocks } = await importToMemory(oldBytes)
+    for (const b of blocks.values()) v2.query('INSERT INTO ipfs_blocks (mh, cid, data, pinned_at) VALUES (?1, ?2, ?3, 1)').run(b.cid.multihash.bytes, b.cid.bytes, b.data)
+    v2.close()
+    const logged: string[] = []
+    const node = await IpfsNode.open(dir, { info: (_: unknown, msg: string) => logged.push(msg), warn: (_: unknown, msg: string) => logged.push(msg) } as never)
+    expect(logged).toEqual([])
+    const doc = { type: 'taskgate.task/v1', taskId: 'task_new', promptHash: `0x${'cd'.repeat(32)}`, outputHash: `0x${'ef'.repeat(32)}`, model: 'builtin', provider: 'builtin' }
+    const fresh = await node.addJson(doc)
+    const bytes = new TextEncoder().encode(JSON.stringify(doc))
+    expect(Buffer.from(node.block(CID.parse(fresh))!).equals(Buffer.from(bytes))).toBe(true)
+    expect(Buffer.from(node.block(oldCid)!).equals(Buffer.from(oldBytes))).toBe(true)
+    expect(Buffer.from(await node.cat(CID.parse(docs[1]!.cid))).equals(Buffer.from(docs[1]!.bytes))).toBe(true)
+    expect(Buffer.from(await node.cat(CID.parse(big.cid))).equals(Buffer.from(big.bytes))).toBe(true) // through Helia's blockstore
+    await node.stop()
+    const db = new Database(join(dir, 'ipfs.db'))
+    expect(userVersion(db)).toBe(IPFS_SCHEMA_VERSION)
+    const stored = (cid: CID) => db.query('SELECT length(data) AS n, enc FROM ipfs_blocks WHERE mh = ?1').get(cid.multihash.bytes) as { n: number; enc: number | null }
+    expect(stored(CID.parse(fresh)).enc).toBe(1)
+    expect(stored(CID.parse(fresh)).n).toBeLessThan(bytes.length / 2)
+    expect(stored(oldCid)).toEqual({ n: oldBytes.length, enc: null })
     db.close()
   })
 
