@@ -14,22 +14,19 @@ import { stringRuleMessage, validatorSchema } from './request-schema'
 import type { RouteDef } from './route'
 import { PROBLEM_CODE } from './schemas'
 
-/** What a request carries through Elysia's lifecycle: its id, its route once known, its start. */
-export interface RequestInfo {
-  requestId: string; route: string | null; readonly ip: string
-  /** Lifts the connection's idle timeout for this request (event streams, long waits). */
-  holdOpen(): void
-}
-
 type Server = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }
 
-/** A request's state (onRequest puts it on Elysia's context as `rq`): a class, so each costs one plain allocation. */
-class RequestState implements RequestInfo {
+/**
+ * A request's id, route template once known and start (onRequest puts it on Elysia's context as
+ * `rq`): a class, so each costs one plain allocation.
+ */
+class RequestState {
   route: string | null = null
   readonly t0 = performance.now()
   private address: string | undefined
   constructor(readonly requestId: string, private request: Request, private app: { server: Server | null }) {}
   get ip(): string { return (this.address ??= this.app.server?.requestIP(this.request)?.address ?? '') } // only the routes that need it pay for it
+  /** Lifts the connection's idle timeout for this request (event streams, long waits). */
   holdOpen(): void { this.app.server?.timeout(this.request, 0) }
 }
 
@@ -37,7 +34,7 @@ class RequestState implements RequestInfo {
 class HandlerContext {
   constructor(
     readonly params: unknown, readonly query: unknown, readonly body: unknown, readonly auth: unknown, readonly request: Request,
-    readonly set: HandlerSet, private info: RequestInfo, private uploadLimit: number,
+    readonly set: HandlerSet, private info: RequestState, private uploadLimit: number,
   ) {}
   get requestId(): string { return this.info.requestId }
   get ip(): string { return this.info.ip }
@@ -103,17 +100,15 @@ type Ctx = {
 
 const tooLarge = (limit: number) => new ProblemError(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, { limit })
 
-/** 413 on a declared length over the limit, before anything is read (chunked bodies are cut while read). */
-function assertDeclaredLength(request: Request, limit: number): void {
-  if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge(limit)
-}
+/** Whether the declared length is over the limit: 413 before anything is read (chunked bodies are cut while read). */
+const declaredOver = (request: Request, limit: number): boolean => Number(request.headers.get('content-length') ?? 0) > limit
 
 /**
  * Every route on one Elysia app, each request through one lifecycle (docs/architecture.md, "The
  * path of a request"): onRequest (request id, headers), parse (body limit, JSON), transform
  * (route, credentials, rate limits), validation, handler, onError (problem+json), mapResponse
- * (page headers, the metric and the log line). The caller adds its own routes
- * (the console's files) and starts it with `listen`, which hands each route to Bun's router.
+ * (page headers, the metric and the log line). The caller adds its own routes (the console's
+ * files) and starts it with `listen`, which hands each route to Bun's router.
  */
 export function createHttp(o: HttpOptions) {
   const reqLog = requestLogger(o.log)
@@ -138,7 +133,7 @@ export function createHttp(o: HttpOptions) {
   /** No route for the method and path: 405 with Allow when Elysia's router knows the path for other methods, else 404. */
   function noRoute(request: Request): ProblemError {
     // A body over the JSON limit is refused first, as on every route.
-    if (request.method !== 'GET' && Number(request.headers.get('content-length') ?? 0) > o.jsonBodyLimit) return tooLarge(o.jsonBodyLimit)
+    if (request.method !== 'GET' && declaredOver(request, o.jsonBodyLimit)) return tooLarge(o.jsonBodyLimit)
     const path = new URL(request.url).pathname
     const allow = allowedMethods(path)
     if (allow.length > 0 && !allow.includes(request.method)) {
@@ -156,7 +151,7 @@ export function createHttp(o: HttpOptions) {
 
   /** JSON routes: the declared length against the limit, multipart refused, then the body read within the limit. */
   async function parseJson(c: { request: Request }, contentType: string): Promise<unknown> {
-    assertDeclaredLength(c.request, o.jsonBodyLimit)
+    if (declaredOver(c.request, o.jsonBodyLimit)) throw tooLarge(o.jsonBodyLimit)
     if (contentType.startsWith('multipart/form-data')) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'multipart/form-data is accepted only by upload routes; send JSON')
     const text = await readText(c.request, o.jsonBodyLimit)
     if (text.trim() === '') return null
@@ -167,17 +162,20 @@ export function createHttp(o: HttpOptions) {
     }
   }
   /** Upload routes: only the declared length here; the handler reads the body after authentication (HandlerCtx.readBody). */
-  const parseUpload = (c: { request: Request }): null => { assertDeclaredLength(c.request, o.uploadBodyLimit); return null }
+  const parseUpload = (c: { request: Request }): null => {
+    if (declaredOver(c.request, o.uploadBodyLimit)) throw tooLarge(o.uploadBodyLimit)
+    return null
+  }
 
   // normalize: false — Elysia validates bodies as declared instead of silently stripping members
   // the schema does not name (http/request-schema.ts gives every body object additionalProperties: false).
   const app = new Elysia({ aot: true, normalize: false })
     .onRequest(function requestStart(c) {
-      const sent = c.request.headers.get('x-request-id')
-      const rq = new RequestState(sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), c.request, app as never);
-      (c as unknown as Ctx).rq = rq
-      c.set.headers['x-request-id'] = rq.requestId
-      c.set.headers['x-content-type-options'] = 'nosniff'
+      const x = c as unknown as Ctx
+      const sent = x.request.headers.get('x-request-id')
+      x.rq = new RequestState(sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), x.request, app as never)
+      x.set.headers['x-request-id'] = x.rq.requestId
+      x.set.headers['x-content-type-options'] = 'nosniff'
     })
     .onError(function problem(c) {
       // The problem document is the answer's value: Elysia maps it like any other, with `set`.
