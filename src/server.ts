@@ -68,20 +68,21 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   // The admin console (docs/console.md): embedded in the binary, bundled from ui/ in a checkout.
   const ui = await loadUiAssets()
   const consolePage: ConsolePage = (request, status) => uiResponse(ui.get('/index.html')!, request, status)
-  const http = createHttp({
+  const app = createHttp({
     routes: allRoutes(s, consolePage), auth: s.auth, log, metrics: s.metrics,
     jsonBodyLimit: config.jsonBodyLimit, uploadBodyLimit: config.uploadBodyLimit, storage: s.storage,
   })
-  for (const [path, file] of ui) http.app.get(path, ({ request }) => uiResponse(file, request))
-  http.app.compile() // once, with the console's routes (createHttp leaves it to its caller)
-  const server = Bun.serve({
+  // The console's files: plain routes, through the same hooks as every other.
+  for (const [path, file] of ui) app.get(path, ({ request }) => uiResponse(file, request))
+  // Elysia starts Bun.serve and hands it every route, so Bun's router matches them natively.
+  app.listen({
     // Body limits are ours (problem+json 413 on the declared length, or while streaming), so Bun's own
     // cap, which answers an empty 413, sits far above them. Bun does not buffer a body nobody reads.
     port: config.port, hostname: config.host, maxRequestBodySize: 2 ** 40, idleTimeout: config.idleTimeoutSeconds,
-    routes: http.routes,
-    fetch: (req, srv) => http.fetch(req, srv),
+    reusePort: false, // a second server on the same port fails to start
     error: () => new Response('internal error', { status: 500 }),
   })
+  const server = app.server!
   s.setBoundPort(server.port!)
   s.keys.start(1000, s.storage)
   s.signer.startWorker() // at the first signature (taskgate_signing_worker in /metrics says whether it runs)

@@ -1,48 +1,45 @@
-// Binds route declarations to Elysia and wraps every request with: request id, body-size limits,
-// problem+json errors, security headers, one log line, and metrics.
+// Binds route declarations to Elysia. Every request takes Elysia's lifecycle with the same hooks:
+// request id, body-size limits, authentication, validation, problem+json errors, security headers,
+// one metric and one log line.
 import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
 import { isDatabaseBusy, isStorageFull, type StorageMonitor } from '../db/storage'
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
-import { ProblemError, problemResponse, type FieldError } from './errors'
+import { ProblemError, problemBody, type FieldError } from './errors'
 import { isProblemCode, type ProblemCode } from './problem-codes'
 import type { HttpMetrics } from './metrics'
 import { stringRuleMessage, validatorSchema } from './request-schema'
 import type { RouteDef } from './route'
 import { PROBLEM_CODE } from './schemas'
 
-export interface RequestInfo {
-  requestId: string; route: string | null; readonly ip: string
-  /** Lifts the connection's idle timeout for this request (event streams, long waits). */
-  holdOpen(): void
-}
-
 type Server = { requestIP(r: Request): { address: string } | null; timeout(r: Request, seconds: number): void }
 
-/** A request's id, route and (read on demand) client address: a class, so each costs one plain allocation. */
-class RequestState implements RequestInfo {
+/**
+ * A request's id, route template once known and start (onRequest puts it on Elysia's context as
+ * `rq`): a class, so each costs one plain allocation.
+ */
+class RequestState {
   route: string | null = null
+  readonly t0 = performance.now()
   private address: string | undefined
-  constructor(readonly requestId: string, private request: Request, private server: Server) {}
-  get ip(): string { return (this.address ??= this.server.requestIP(this.request)?.address ?? '') } // only the routes that need it pay for it
-  holdOpen(): void { this.server.timeout(this.request, 0) }
+  constructor(readonly requestId: string, private request: Request, private app: { server: Server | null }) {}
+  get ip(): string { return (this.address ??= this.app.server?.requestIP(this.request)?.address ?? '') } // only the routes that need it pay for it
+  /** Lifts the connection's idle timeout for this request (event streams, long waits). */
+  holdOpen(): void { this.app.server?.timeout(this.request, 0) }
 }
 
 /** What a handler gets (HandlerCtx): its prototype holds the lazily read members. */
 class HandlerContext {
   constructor(
     readonly params: unknown, readonly query: unknown, readonly body: unknown, readonly auth: unknown, readonly request: Request,
-    readonly requestId: string, readonly set: HandlerSet, private info: RequestInfo, private uploadLimit: number,
+    readonly set: HandlerSet, private info: RequestState, private uploadLimit: number,
   ) {}
+  get requestId(): string { return this.info.requestId }
   get ip(): string { return this.info.ip }
   get readBody(): () => Promise<Uint8Array> { return () => readLimited(this.request, this.uploadLimit) }
 }
-
-/** Requests that go through Elysia, whose hooks get only the Request (direct routes pass their state along). */
-const requestInfo = new WeakMap<Request, RequestInfo>()
-export const infoOf = (r: Request): RequestInfo => requestInfo.get(r) ?? { requestId: 'unknown', route: null, ip: '', holdOpen() {} }
 
 /** UI pages: scripts, styles and everything else from this origin only; never framed. */
 export const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -77,8 +74,6 @@ export interface HttpOptions {
   storage?: StorageMonitor
 }
 
-interface CompiledRoute { method: string; re: RegExp; path: string; upload: boolean }
-
 /**
  * Whether a body schema takes only a JSON object (or an object or null): then any other JSON
  * value (false, "abc", [1]) is refused before the handler runs, whatever the validator makes of it.
@@ -97,203 +92,186 @@ function assertObjectBody(body: unknown, rule: 'object' | 'objectOrNull'): void 
   throw new ProblemError(400, 'VALIDATION_FAILED', 'invalid body: the request body must be a JSON object', { errors: [{ path: '/body', message: 'must be a JSON object' }] })
 }
 
-export function createHttp(o: HttpOptions) {
-  const compiled: CompiledRoute[] = o.routes.map((r) => ({
-    method: r.method,
-    path: r.path,
-    re: new RegExp('^' + r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+').replace(/\\\*$/, '.*') + '/?$'),
-    upload: !!r.upload,
-  }))
-  const uploads = compiled.filter((c) => c.upload)
-  const isUpload = (request: Request) => uploads.length > 0 && uploads.some((u) => u.method === request.method && u.re.test(new URL(request.url).pathname))
+/** Elysia's context as our hooks see it (`rq`: set by onRequest; `principal`: by the route's transform). */
+type Ctx = {
+  request: Request; rq: RequestState; principal?: unknown; body: unknown; params?: unknown; query?: unknown
+  set: HandlerSet; code?: string | number; error?: unknown; responseValue?: unknown
+}
 
-  /** The problem+json answer for anything a route or Elysia threw (`code`: Elysia's error kind). */
-  function errorResponse(code: string | number, error: unknown, request: Request, rid = infoOf(request).requestId): Response {
+const tooLarge = (limit: number) => new ProblemError(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, { limit })
+
+/** Whether the declared length is over the limit: 413 before anything is read (chunked bodies are cut while read). */
+const declaredOver = (request: Request, limit: number): boolean => Number(request.headers.get('content-length') ?? 0) > limit
+
+/**
+ * Every route on one Elysia app, each request through one lifecycle (docs/architecture.md, "The
+ * path of a request"): onRequest (request id, headers), parse (body limit, JSON), transform
+ * (route, credentials, rate limits), validation, handler, onError (problem+json), mapResponse
+ * (page headers, the metric and the log line). The caller adds its own routes (the console's
+ * files) and starts it with `listen`, which hands each route to Bun's router.
+ */
+export function createHttp(o: HttpOptions) {
+  const reqLog = requestLogger(o.log)
+
+  /** The problem for anything a route or Elysia threw (`code`: Elysia's error kind). */
+  function problemOf(code: string | number | undefined, error: unknown, request: Request, rid: string): ProblemError {
     // Elysia wraps errors thrown while parsing the body in a ParseError.
     if (code === 'PARSE' && (error as Error).cause instanceof ProblemError) error = (error as Error).cause as ProblemError
-    if (error instanceof ProblemError) return problemResponse(error.status, error.code, error.detail, rid, error.extra, error.headers)
+    if (error instanceof ProblemError) return error
     if (isStorageFull(error)) {
       o.storage?.markFull(error)
-      return problemResponse(507, 'STORAGE_FULL', 'the server\'s storage is full: reads keep working; writes resume once space is freed', rid, {}, { 'retry-after': '30' })
+      return new ProblemError(507, 'STORAGE_FULL', 'the server\'s storage is full: reads keep working; writes resume once space is freed', {}, { 'retry-after': '30' })
     }
-    if (isDatabaseBusy(error)) return problemResponse(503, 'DATABASE_BUSY', 'another process holds the database\'s write lock (a CLI command on this data dir?); nothing was written, retry shortly', rid, {}, { 'retry-after': '1' })
-    if (code === 'VALIDATION' || error instanceof ValidationError) {
-      const v = error as ValidationError
-      const errors: FieldError[] = []
-      // A value refused by a (sub)schema that names its own problem code (x-problem-code, e.g. an
-      // unknown task type → INVALID_TASK_TYPE) gets that code; everything else VALIDATION_FAILED.
-      let code: ProblemCode = 'VALIDATION_FAILED'
-      try {
-        for (const e of (v.all as Record<string, any>[]).flatMap((x) => leafErrors(x))) {
-          const path = `/${v.type}${'path' in e ? e.path : ''}`
-          const consts = e.type === ValueErrorType.Union && Array.isArray(e.schema?.anyOf) && e.schema.anyOf.every((x: Record<string, unknown>) => 'const' in x) ? e.schema.anyOf.map((x: Record<string, unknown>) => String(x.const)) : null
-          const rule = typeof e.schema?.format === 'string' ? stringRuleMessage(e.schema.format, e.value) : null
-          const message = e.type === ValueErrorType.ObjectAdditionalProperties ? 'unknown member: the schema does not name it'
-            : consts ? `must be one of: ${consts.join(', ')}`
-            : rule ?? ('message' in e ? String(e.message) : 'invalid value')
-          if (code === 'VALIDATION_FAILED') code = problemCodeOf(e) ?? code
-          if (!errors.some((x) => x.path === path)) errors.push({ path, message })
-        }
-      } catch { /* fall back to the summary below */ }
-      if (errors.length === 0) errors.push({ path: `/${v.type}`, message: 'invalid value' })
-      return problemResponse(400, code, `invalid ${v.type}: ${errors[0]!.path} ${errors[0]!.message}`, rid, { errors })
-    }
-    if (code === 'NOT_FOUND') {
-      const path = new URL(request.url).pathname
-      const allow = [...new Set(compiled.filter((c) => c.re.test(path)).map((c) => c.method))]
-      if (allow.length > 0 && !allow.includes(request.method)) {
-        return problemResponse(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, rid, { allow }, { allow: allow.join(', ') })
-      }
-      return problemResponse(404, 'ROUTE_NOT_FOUND', `no route for ${request.method} ${path}`, rid)
-    }
-    if (code === 'PARSE') return problemResponse(400, 'INVALID_BODY', 'the request body could not be parsed', rid)
+    if (isDatabaseBusy(error)) return new ProblemError(503, 'DATABASE_BUSY', 'another process holds the database\'s write lock (a CLI command on this data dir?); nothing was written, retry shortly', {}, { 'retry-after': '1' })
+    if (code === 'VALIDATION' || error instanceof ValidationError) return validationProblem(error as ValidationError)
+    if (code === 'NOT_FOUND') return noRoute(request)
+    if (code === 'PARSE') return new ProblemError(400, 'INVALID_BODY', 'the request body could not be parsed')
     o.log.error({ err: serializeError(error), requestId: rid }, 'unhandled error')
-    return problemResponse(500, 'INTERNAL', 'internal error; the request id identifies it in the logs', rid)
+    return new ProblemError(500, 'INTERNAL', 'internal error; the request id identifies it in the logs')
+  }
+
+  /** No route for the method and path: 405 with Allow when Elysia's router knows the path for other methods, else 404. */
+  function noRoute(request: Request): ProblemError {
+    // A body over the JSON limit is refused first, as on every route.
+    if (request.method !== 'GET' && declaredOver(request, o.jsonBodyLimit)) return tooLarge(o.jsonBodyLimit)
+    const path = new URL(request.url).pathname
+    const allow = allowedMethods(path)
+    if (allow.length > 0 && !allow.includes(request.method)) {
+      return new ProblemError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allow }, { allow: allow.join(', ') })
+    }
+    return new ProblemError(404, 'ROUTE_NOT_FOUND', `no route for ${request.method} ${path}`)
+  }
+
+  /** The methods Elysia's router has for a path (Elysia itself answers 404 for a known path with another method). */
+  function allowedMethods(path: string): string[] {
+    const exact = app.router.static[path] ?? (path.length > 1 && path.endsWith('/') ? app.router.static[path.slice(0, -1)] : undefined)
+    if (exact) return Object.keys(exact)
+    return METHODS.filter((m) => app.router.http.find(m, path) !== null)
+  }
+
+  /** JSON routes: the declared length against the limit, multipart refused, then the body read within the limit. */
+  async function parseJson(c: { request: Request }, contentType: string): Promise<unknown> {
+    if (declaredOver(c.request, o.jsonBodyLimit)) throw tooLarge(o.jsonBodyLimit)
+    if (contentType.startsWith('multipart/form-data')) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'multipart/form-data is accepted only by upload routes; send JSON')
+    const text = await readText(c.request, o.jsonBodyLimit)
+    if (text.trim() === '') return null
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw new ProblemError(400, 'INVALID_JSON', 'the request body is not valid JSON')
+    }
+  }
+  /** Upload routes: only the declared length here; the handler reads the body after authentication (HandlerCtx.readBody). */
+  const parseUpload = (c: { request: Request }): null => {
+    if (declaredOver(c.request, o.uploadBodyLimit)) throw tooLarge(o.uploadBodyLimit)
+    return null
   }
 
   // normalize: false — Elysia validates bodies as declared instead of silently stripping members
   // the schema does not name (http/request-schema.ts gives every body object additionalProperties: false).
   const app = new Elysia({ aot: true, normalize: false })
-    .onParse(async ({ request, contentType }) => {
-      // Upload routes read their own body after authentication (HandlerCtx.readBody); everywhere
-      // else a multipart body is refused before anything is read.
-      if (isUpload(request)) return null
-      if (contentType?.startsWith('multipart/form-data')) throw new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'multipart/form-data is accepted only by upload routes; send JSON')
-      const text = await readText(request, o.jsonBodyLimit)
-      if (text.trim() === '') return null
-      try {
-        return JSON.parse(text)
-      } catch {
-        throw new ProblemError(400, 'INVALID_JSON', 'the request body is not valid JSON')
-      }
+    .onRequest(function requestStart(c) {
+      const x = c as unknown as Ctx
+      const sent = x.request.headers.get('x-request-id')
+      x.rq = new RequestState(sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), x.request, app as never)
+      x.set.headers['x-request-id'] = x.rq.requestId
+      x.set.headers['x-content-type-options'] = 'nosniff'
     })
-    .onError(({ code, error, request }) => errorResponse(code, error, request))
-
-  function callHandler(def: RouteDef, request: Request, info: RequestInfo, params: unknown, query: unknown, body: unknown, principal: unknown, set: HandlerSet): unknown {
-    info.route = def.path
-    if (def.longLived) info.holdOpen()
-    return def.handler(new HandlerContext(params, query, body, principal, request, info.requestId, set, info, o.uploadBodyLimit) as never)
-  }
-
-  // GET routes without path parameters or a query schema (health, configuration, the caller's own
-  // records …) are answered without Elysia's router and lifecycle: same authentication, handler and
-  // problem answers, a third less time per request (docs/performance.md). Bun's router matches
-  // their exact paths (`routes` below); anything else goes through Elysia.
-  const direct = new Map<string, RouteDef>()
-  for (const def of o.routes) if (def.method === 'GET' && !def.path.includes(':') && !def.params && !def.query && !def.body && !def.upload) direct.set(def.path, def)
-
-  /**
-   * A direct route's answer with every header set: JSON, text or a problem built here, or the
-   * handler's own Response. Synchronous when the authentication and the handler are (a health
-   * check, an API key, a known bearer token): no turn of the event loop for the request.
-   */
-  function answerDirect(def: RouteDef, request: Request, info: RequestInfo): Response | Promise<Response> {
-    const set: HandlerSet = { headers: { 'x-request-id': info.requestId, 'x-content-type-options': 'nosniff' } }
-    info.route = def.path
-    const failed = (e: unknown) => errorResponse('UNKNOWN', e, request, info.requestId)
-    const answer = (out: unknown) => (out instanceof Response ? htmlHeaders(toResponse(out, set)) : toResponse(out, set)) // only a handler's own Response can be a page
-    const handle = (principal: unknown): Response | Promise<Response> => {
-      const out = callHandler(def, request, info, {}, {}, undefined, principal, set)
-      return out instanceof Promise ? out.then(answer).catch(failed) : answer(out)
-    }
-    try {
-      const principal = def.auth === 'none' ? null : o.auth.authenticate(request, def, set.headers)
-      return principal instanceof Promise ? principal.then(handle).catch(failed) : handle(principal)
-    } catch (e) {
-      return failed(e)
-    }
-  }
+    .onError(function problem(c) {
+      // The problem document is the answer's value: Elysia maps it like any other, with `set`.
+      const x = c as unknown as Ctx
+      const p = problemOf(x.code, x.error, x.request, x.rq.requestId)
+      x.set.status = p.status
+      x.set.headers['content-type'] = 'application/problem+json'
+      Object.assign(x.set.headers, p.headers)
+      return problemBody(p.status, p.code, p.detail, x.rq.requestId, p.extra)
+    })
+    // The last hook of every answer, a problem's too. The metric and the log line are made here and
+    // not in onAfterResponse, whose setImmediate per request costs a tenth of a health check
+    // (docs/performance.md, "Request path").
+    .mapResponse(function requestDone(c) {
+      const x = c as unknown as Ctx
+      const res = x.responseValue
+      // Only a handler's own Response can be a page. Its status is the answer's (Elysia keeps `set.status` for a 200).
+      if (res instanceof Response) {
+        if (res.status !== 200) x.set.status = res.status
+        htmlHeaders(res)
+      }
+      const rq = x.rq
+      const ms = performance.now() - rq.t0
+      const status = x.set.status as number
+      const route = rq.route ?? (status < 400 ? 'static' : 'unmatched')
+      o.metrics.observe(x.request.method, route, status, ms / 1000)
+      reqLog(x.request.method, route, status, ms, rq.requestId)
+      return res as Response // unchanged, whatever it is: Elysia's error handler answers with what this returns
+    })
 
   for (const def of o.routes) {
-    // Credentials are checked in `transform`, i.e. before body/query validation. Public routes only
-    // record their route there (for logs and metrics of validation errors), when they validate input.
-    const validates = !!(def.params || def.query || def.body)
+    // Credentials are checked in `transform`, i.e. before body/query validation.
     const rule = objectRule(def.body)
-    const hook: Record<string, unknown> = def.auth === 'none' ? (validates ? {
-      transform: (c: { request: Request; body: unknown }) => { infoOf(c.request).route = def.path; if (rule) assertObjectBody(c.body, rule) },
-    } : {}) : {
-      transform: async (c: { request: Request; body: unknown; set: { headers: Record<string, string | number> } } & Record<string, unknown>) => {
-        infoOf(c.request).route = def.path
-        c.principal = await o.auth.authenticate(c.request, def, c.set.headers)
-        if (rule) assertObjectBody(c.body, rule)
-      },
+    const hook: Record<string, unknown> = {
+      transform: def.auth === 'none'
+        ? (c: Ctx) => { c.rq.route = def.path; if (rule) assertObjectBody(c.body, rule) }
+        : async (c: Ctx) => {
+          c.rq.route = def.path
+          const principal = o.auth.authenticate(c.request, def, c.set.headers)
+          c.principal = principal instanceof Promise ? await principal : principal // no extra turn for a known credential
+          if (rule) assertObjectBody(c.body, rule)
+        },
     }
+    if (def.method !== 'GET') hook.parse = def.upload ? parseUpload : parseJson
     // Elysia compiles (and annotates) its own copies of the enforced schemas (http/request-schema.ts).
     if (def.params) hook.params = validatorSchema(def.params, 'params')
     if (def.query) hook.query = validatorSchema(def.query, 'query')
     if (def.body) hook.body = validatorSchema(def.body, 'body')
-    app.route(def.method, def.path, ((c: Record<string, unknown> & { request: Request }) =>
-      callHandler(def, c.request, infoOf(c.request), c.params, c.query, c.body, c.principal, c.set as HandlerSet)) as never, hook as never)
+    // Elysia parses the query string only for handlers that read `c.query` (its sucrose inference).
+    const handler = def.query
+      ? (c: Ctx) => run(def, c.rq, c.params, c.query, c.body, c.principal, c.request, c.set, o.uploadBodyLimit)
+      : (c: Ctx) => run(def, c.rq, c.params, {}, c.body, c.principal, c.request, c.set, o.uploadBodyLimit)
+    app.route(def.method, def.path, handler as never, hook as never)
   }
-
-  const reqLog = requestLogger(o.log)
-
-  /** One request: the direct route's handler when Bun's router chose one, else Elysia. */
-  function serve(request: Request, server: Server, directDef: RouteDef | null): Response | Promise<Response> {
-    const t0 = performance.now()
-    const sent = request.headers.get('x-request-id')
-    const info = new RequestState(sent && REQUEST_ID_RE.test(sent) ? sent : newRequestId(), request, server)
-    // The log line and the metrics, once the answer is there.
-    const done = (res: Response): Response => {
-      const ms = performance.now() - t0
-      const route = info.route ?? (res.status < 400 ? 'static' : 'unmatched')
-      o.metrics.observe(request.method, route, res.status, ms / 1000)
-      reqLog(request.method, route, res.status, ms, info.requestId)
-      return res
-    }
-    if (directDef) {
-      const res = answerDirect(directDef, request, info)
-      return res instanceof Promise ? res.then(done) : done(res)
-    }
-    requestInfo.set(request, info)
-    const len = request.method === 'GET' ? 0 : Number(request.headers.get('content-length') ?? 0)
-    // The declared length is checked before anything is read; chunked bodies are cut while streaming.
-    const limit = len > o.jsonBodyLimit && isUpload(request) ? o.uploadBodyLimit : o.jsonBodyLimit
-    if (len > limit) return done(problemResponse(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, info.requestId, { limit }))
-    return app.handle(request).then((res) => {
-      res.headers.set('x-request-id', info.requestId)
-      res.headers.set('x-content-type-options', 'nosniff')
-      return done(htmlHeaders(res))
-    })
-  }
-
-  const fetch = (request: Request, server: Server): Response | Promise<Response> => serve(request, server, null)
-
-  /**
-   * The direct routes for Bun.serve's `routes`: Bun matches their paths natively, so these requests
-   * never build a URL string or look a path up here. A query string still reaches them (none of
-   * them reads one); HEAD is answered by Bun as GET without the body; anything else on these paths
-   * (another method, a trailing slash) goes to `fetch` and Elysia as before.
-   */
-  const routes: Record<string, { GET: (request: Request, server: Server) => Response | Promise<Response> }> = {}
-  for (const [path, def] of direct) routes[path] = { GET: (request, server) => serve(request, server, def) }
-
-  return { app, fetch, routes }
+  return app
 }
 
-type HandlerSet = { status?: number | string; headers: Record<string, string | number> }
+/** A route's handler with its HandlerCtx. */
+function run(def: RouteDef, rq: RequestState, params: unknown, query: unknown, body: unknown, principal: unknown, request: Request, set: HandlerSet, uploadLimit: number): unknown {
+  if (def.longLived) rq.holdOpen()
+  return def.handler(new HandlerContext(params ?? {}, query, body, principal ?? null, request, set, rq, uploadLimit) as never)
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+type HandlerSet = { status?: number; headers: Record<string, string | number> }
 
 /** Pages get the UI's security headers (a page that sets its own CSP, like /docs, keeps it). */
-function htmlHeaders(res: Response): Response {
+function htmlHeaders(res: Response): void {
   if (res.headers.get('content-type')?.startsWith('text/html')) {
     if (!res.headers.has('content-security-policy')) res.headers.set('content-security-policy', UI_CSP)
     res.headers.set('referrer-policy', 'no-referrer')
     res.headers.set('x-frame-options', 'DENY')
   }
-  return res
 }
 
-/** A handler's result as Elysia would answer it: a Response as is (plus set headers), JSON, or text. */
-function toResponse(out: unknown, set: HandlerSet): Response {
-  const headers = set.headers as Record<string, string>
-  const status = Number(set.status ?? 200)
-  if (out instanceof Response) {
-    for (const k in headers) if (!out.headers.has(k)) out.headers.set(k, headers[k]!)
-    return out
-  }
-  // `set.headers` is this request's own object: the content type goes into it instead of a copy.
-  headers['content-type'] ??= typeof out === 'string' ? 'text/plain;charset=utf-8' : 'application/json;charset=utf-8'
-  return new Response(typeof out === 'string' ? out : JSON.stringify(out), { status, headers })
+/** Elysia's validation error as a problem: every failing field, with the problem code its schema names. */
+function validationProblem(v: ValidationError): ProblemError {
+  const errors: FieldError[] = []
+  // A value refused by a (sub)schema that names its own problem code (x-problem-code, e.g. an
+  // unknown task type → INVALID_TASK_TYPE) gets that code; everything else VALIDATION_FAILED.
+  let code: ProblemCode = 'VALIDATION_FAILED'
+  try {
+    for (const e of (v.all as Record<string, any>[]).flatMap((x) => leafErrors(x))) {
+      const path = `/${v.type}${'path' in e ? e.path : ''}`
+      const consts = e.type === ValueErrorType.Union && Array.isArray(e.schema?.anyOf) && e.schema.anyOf.every((x: Record<string, unknown>) => 'const' in x) ? e.schema.anyOf.map((x: Record<string, unknown>) => String(x.const)) : null
+      const rule = typeof e.schema?.format === 'string' ? stringRuleMessage(e.schema.format, e.value) : null
+      const message = e.type === ValueErrorType.ObjectAdditionalProperties ? 'unknown member: the schema does not name it'
+        : consts ? `must be one of: ${consts.join(', ')}`
+        : rule ?? ('message' in e ? String(e.message) : 'invalid value')
+      if (code === 'VALIDATION_FAILED') code = problemCodeOf(e) ?? code
+      if (!errors.some((x) => x.path === path)) errors.push({ path, message })
+    }
+  } catch { /* fall back to the summary below */ }
+  if (errors.length === 0) errors.push({ path: `/${v.type}`, message: 'invalid value' })
+  return new ProblemError(400, code, `invalid ${v.type}: ${errors[0]!.path} ${errors[0]!.message}`, { errors })
 }
 
 /**
@@ -349,7 +327,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
     size += value.byteLength
     if (size > limit) {
       reader.cancel().catch(() => {})
-      throw new ProblemError(413, 'BODY_TOO_LARGE', `request body exceeds ${limit} bytes`, { limit })
+      throw tooLarge(limit)
     }
     chunks.push(value)
   }

@@ -47,7 +47,7 @@ export interface HandlerCtx<P, Q, B, A extends AuthKind> {
   ip: string
   /** The raw body of an `upload` route, read after authentication within the upload limit. */
   readBody: () => Promise<Uint8Array>
-  set: { status?: number | string; headers: Record<string, string | number> }
+  set: { status?: number; headers: Record<string, string | number> }
 }
 
 export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, A extends AuthKind = AuthKind> {
