@@ -22,6 +22,7 @@ import { UploadRepository } from './ipfs/repository'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
 import { TaskService, taskCost } from './tasks/service'
+import { SubmitService } from './tasks/submit'
 import { TaskRepository } from './tasks/repository'
 import { TaskLists } from './tasks/list'
 import { WalletRepository } from './wallet/repository'
@@ -109,6 +110,8 @@ export interface Services {
   /** The tasks table and its timeline (src/tasks/repository.ts). */
   taskStore: TaskRepository
   tasks: TaskService
+  /** A task submission from replay to answer: the steps of the submit route and of every door. */
+  submit: SubmitService
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
   wallet: WalletService
@@ -261,6 +264,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     tasks: taskStore, lists: new TaskLists(db), tx, group, pipeline, agents, operators, compute, ledger, clock, approvals, keys, tos, ipfs, explorer,
     taskCost: config.taskCost, ssePingMs: config.ssePingMs,
   })
+  const submit = new SubmitService({ tasks, pipeline, x402, agents, tos })
 
   // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {
@@ -289,6 +293,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pipeline,
     taskStore,
     tasks,
+    submit,
     stats: new DailyStats(new StatsRepository(db), clock),
     wallet, usdc, x402, faucet,
     tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,

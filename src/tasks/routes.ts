@@ -1,16 +1,11 @@
 // HTTP for tasks: submit, detail, stage events (SSE), the public list, the operator's recent tasks.
-import { ProblemError } from '../http/errors'
-import { InsufficientCredits } from '../credits/ledger'
 import { defineRoute, errorsOf, type LinkDoc } from '../http/route'
 import { PAYMENT_ERRORS } from '../money/x402'
 import { t } from 'elysia'
 import { SSE_HEADERS } from '../http/sse'
 import { canRead } from '../http/auth'
-import { assertAdmissible } from './admission'
-import type { TaskRow } from './types'
 import { notFound } from '../http/errors'
 import { pageQuery, queryInt, WAIT } from '../http/schemas'
-import { TERMINAL } from '../pipeline/runner'
 import type { Services } from '../services'
 import { MAX_SCAN } from './list'
 import { ListQuery, SubmitBody, SubmitQuery, TaskDetail, TaskIdParams, TaskList } from './schema'
@@ -53,37 +48,12 @@ export function taskRoutes(s: Services) {
       },
       handler: async (c) => {
         const { auth, body, query, request, set } = c // not `ip`: reading the client address is a system call (~1 µs); only a forged payment needs it
-        const idempotencyKey = request.headers.get('idempotency-key')
-        const wait = queryInt('wait', query.wait, WAIT) * 1000
-        const answer = async (taskId: string, replayed: boolean, known?: TaskRow) => {
-          const settled = wait > 0 ? await s.pipeline.waitFor(taskId, wait, known) : null
-          const cur = settled?.row ?? s.pipeline.task(taskId)!
-          if (replayed) set.headers['idempotent-replayed'] = 'true'
-          if (!TERMINAL.has(cur.status)) { set.status = 202; set.headers.location = `/api/v1/tasks/${cur.id}` }
-          return s.tasks.detail(cur, true, settled?.timeline)
-        }
-        // A replay answers the original task before any payment, credit or guardrail check.
-        const prior = s.tasks.replay(auth, body, idempotencyKey)
-        if (prior) return answer(prior.id, true)
-        const agent = assertAdmissible(s, auth, body.agentId) // agent, kill-switch, ToS: before any payment or credit
-        // A payment is settled first. Without one, the balance is checked by the submit's own
-        // transaction before its first stage (no read ahead of it): short → 402 with the payment
-        // requirements, below, as the gate answers.
-        const paid = s.x402.paying(request) ? await s.x402.gate(request, auth, s.tasks.costOf(body.taskType), () => c.ip) : null
-        if (paid) set.headers['x-payment-response'] = paid.header
-        let submitted
-        try {
-          submitted = await s.tasks.submit(auth, body, idempotencyKey, agent)
-        } catch (e) {
-          // short of credits (or lost a race for the last ones after a payment): answer with the payment requirements
-          if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, e.extra.needed as number, e.extra.balance as number)
-          throw e
-        }
-        const { task, replayed } = submitted
-        if (task.status === 'FAILED' && task.failureCode === 'GUARDRAIL_BLOCKED' && !replayed) {
-          throw new ProblemError(403, 'GUARDRAIL_BLOCKED', task.failureMessage ?? 'blocked by policy', { task: s.tasks.detail(task, true) })
-        }
-        return answer(task.id, replayed, task)
+        const { status, body: task } = await s.submit.submit({
+          principal: auth, input: body, idempotencyKey: request.headers.get('idempotency-key'),
+          payment: request, ip: () => c.ip, waitMs: queryInt('wait', query.wait, WAIT) * 1000,
+        }, set.headers as Record<string, string | number>)
+        if (status === 202) set.status = 202
+        return task
       },
     }),
     defineRoute({
