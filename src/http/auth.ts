@@ -3,7 +3,7 @@
 // applies the rate limits (per key; per operator for bearer tokens), re-validates the credential
 // of long-lived streams, and holds the agent-bound key rules (docs/security.md, "An agent key").
 import type { Clock } from '../clock'
-import type { ApiKeyRow, KeyService } from '../keys/service'
+import { KEY_SERVICE_PREFIX, type ApiKeyRow, type KeyService } from '../keys/service'
 import { assertActive, type OperatorRow, type OperatorService } from '../operators/service'
 import type { TokenClaims, TokenService } from '../operators/tokens'
 import { forbidden, ProblemError, unauthorized } from './errors'
@@ -43,6 +43,12 @@ interface AuthRule { auth: AuthKind; admin?: boolean; allowInactive?: boolean; q
  * document (info and securitySchemes).
  */
 export const BOTH_CREDENTIALS_RULE = 'When a request sends both a bearer token (`Authorization: Bearer`, or `?access_token=` on event streams) and an API key (`x-api-key`), both are checked: each must be valid and both must belong to the same operator, otherwise 401 (`INVALID_TOKEN`, `INVALID_API_KEY`, or `CREDENTIAL_CONFLICT` when they belong to different operators). The credential the operation accepts then acts for the request — the bearer token when it accepts both — and only that one counts against its rate limit. Operations that take no credential ignore both.'
+
+/**
+ * An API key may also be sent as `Authorization: Bearer <key>` (a value with the key prefix `tg_`),
+ * as OpenAI, MCP and A2A clients send it. Published in the OpenAPI document and docs/api.md.
+ */
+export const BEARER_KEY_RULE = 'An API key may also be sent as `Authorization: Bearer tg_…` (how OpenAI, MCP and A2A clients send it): on operations that accept an API key it acts exactly as in `x-api-key` (same lookup, rate limit, agent scoping and revocation). On operations that accept only a bearer token it is not a token: 401 `INVALID_TOKEN`. Sent together with `x-api-key`, the two must be the same key; two different keys → 401 (`INVALID_API_KEY` when one is not valid, else `CREDENTIAL_CONFLICT`).'
 
 const KIND_TEXT: Record<AuthKind, string> = {
   none: 'no credential', optional: 'an optional credential', bearer: 'a bearer token (Authorization: Bearer …)',
@@ -92,11 +98,27 @@ export class Authenticator {
   authenticate(request: Request, rule: AuthRule, headersOut: Record<string, string | number>): Principal | null | Promise<Principal | null> {
     if (rule.auth === 'none') return null
     const authz = request.headers.get('authorization')
-    let bearer = authz && /^bearer\s+/i.test(authz) ? authz.replace(/^bearer\s+/i, '').trim() : null
+    const headerBearer = authz && /^bearer\s+/i.test(authz) ? authz.replace(/^bearer\s+/i, '').trim() : null
+    let bearer = headerBearer
     if (!bearer && rule.queryToken) bearer = new URL(request.url).searchParams.get('access_token')
     const apiKey = request.headers.get('x-api-key')
     const takesBearer = rule.auth === 'bearer' || rule.auth === 'either' || rule.auth === 'optional'
     const takesKey = (rule.auth === 'apiKey' || rule.auth === 'either' || rule.auth === 'optional') && !rule.admin
+
+    // An API key sent as `Authorization: Bearer tg_…` (how OpenAI, MCP and A2A clients send it):
+    // on routes that take a key it is that key, as if sent in x-api-key (BEARER_KEY_RULE). On
+    // routes that do not, it stays a bearer token and fails as any bad token does (INVALID_TOKEN).
+    if (takesKey && headerBearer?.startsWith(KEY_SERVICE_PREFIX)) {
+      if (apiKey !== null && apiKey !== headerBearer) {
+        // Two different keys: each must be valid (checked, not counted); which one would act is not theirs to leave open.
+        const viaBearer = this.fromApiKey(headerBearer, headersOut, false)
+        const viaKey = this.fromApiKey(apiKey, headersOut, false)
+        throw unauthorized('CREDENTIAL_CONFLICT', viaBearer.operator.id !== viaKey.operator.id
+          ? 'the API keys in Authorization and x-api-key belong to different operators; send one credential'
+          : 'Authorization and x-api-key carry two different API keys; send one')
+      }
+      return this.admit(this.fromApiKey(headerBearer, headersOut), rule)
+    }
 
     if (bearer && apiKey) {
       // Both sent (BOTH_CREDENTIALS_RULE): each must be valid and both must belong to the same

@@ -10,7 +10,7 @@
 // it returns. Why 3.2 and how each part is written: docs/api.md.
 import type { TSchema } from '@sinclair/typebox'
 import { REQUEST_ID_PATTERN } from './app'
-import { BOTH_CREDENTIALS_RULE } from './auth'
+import { BEARER_KEY_RULE, BOTH_CREDENTIALS_RULE } from './auth'
 import { isProblemCode, PROBLEM_CODES, type ProblemCode } from './problem-codes'
 import { requestSchema, type Where } from './request-schema'
 import type { AuthKind, HeaderDoc, ResponseDoc, RouteDef, SseEventDoc } from './route'
@@ -268,7 +268,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
         'Self-hosted gateway for AI agents: operators, API keys, agents, an 8-stage task pipeline with verifiable receipts, compute, credits and x402 payments.',
         '**Errors.** Every error is RFC 9457 `application/problem+json` with a stable `code` (`x-problem-codes` at the top of this document says what each means). Each operation lists every status it can answer; each problem status lists its codes in its description, in `x-problem-codes`, and as the `enum` of `code` in its schema. A 402 carries the x402 payment requirements (`x402Version`, `accepts`).',
         `**Request bodies.** ${UNKNOWN_MEMBERS_RULE} A JSON body that is not an object where the operation takes one → 400 \`VALIDATION_FAILED\`. Bodies over ${o.jsonBodyLimit} bytes (${o.uploadBodyLimit} on upload operations) → 413 \`BODY_TOO_LARGE\`, whatever the content type; multipart/form-data anywhere but upload operations → 415.`,
-        `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BOTH_CREDENTIALS_RULE}`,
+        `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BEARER_KEY_RULE} ${BOTH_CREDENTIALS_RULE}`,
         `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,
         '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working. When another process (a CLI command on the data dir) holds the database\'s write lock for more than 5 s, they answer 503 `DATABASE_BUSY` with `Retry-After` and write nothing.',
         `**Oversized requests.** ${OVERSIZED_RULE}`,
@@ -280,8 +280,8 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
     'x-problem-codes': PROBLEM_CODES,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `An operator's access token from POST /api/v1/auth/login (or sign-up, setup, GitHub). ${BOTH_CREDENTIALS_RULE}` },
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: `tg_test_… / tg_live_… keys from POST /api/v1/operator/keys, or an agent-bound key from agent registration (acts only for its agent). ${BOTH_CREDENTIALS_RULE}` },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `An operator's access token from POST /api/v1/auth/login (or sign-up, setup, GitHub). A value starting with \`tg_\` is an API key, not a token (scheme \`apiKey\`). ${BOTH_CREDENTIALS_RULE}` },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: `tg_test_… / tg_live_… keys from POST /api/v1/operator/keys, or an agent-bound key from agent registration (acts only for its agent). ${BEARER_KEY_RULE} ${BOTH_CREDENTIALS_RULE}` },
         accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'The bearer token as a query parameter, on event streams only (EventSource cannot send headers).' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'TASKGATE_METRICS_TOKEN, when the server sets one (for /metrics only).' },
       },
