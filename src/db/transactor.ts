@@ -12,10 +12,13 @@ export interface Transactor {
   write<T>(fn: () => T): T
   /** Runs `fn` in a read transaction: every statement sees one snapshot. */
   read<T>(fn: () => T): T
+  /** Whether a transaction is open on the connection (what runs now may still roll back). */
+  inTransaction(): boolean
 }
 
 export class SqliteTransactor implements Transactor {
   constructor(private sqlite: Database) {}
   write<T>(fn: () => T): T { return this.sqlite.transaction(fn).immediate() }
   read<T>(fn: () => T): T { return this.sqlite.transaction(fn)() }
+  inTransaction(): boolean { return this.sqlite.inTransaction }
 }

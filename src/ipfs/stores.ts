@@ -13,6 +13,7 @@ import type { Pair } from 'interface-blockstore'
 import { CID } from 'multiformats/cid'
 import { join } from 'node:path'
 import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
+import { databaseAnswers, truncateWal } from '../db'
 import { prepareSql, preparedOnUse } from '../db/sql'
 import { decodeBlock, encodeBlock } from './block-codec'
 
@@ -262,16 +263,14 @@ export class IpfsStore {
   datastore(): SqliteDatastore { return new SqliteDatastore(this.db) }
 
   /** Whether ipfs.db answers a trivial query; never throws. */
-  healthy(): boolean {
-    try { this.conn.query('SELECT 1').get(); return true } catch { return false }
-  }
+  healthy(): boolean { return databaseAnswers(this.conn) }
 
   /** The storage monitor's probe: a tiny committed write (throws while the disk is full). */
   probe(): void { storageProbe(this.conn) }
 
   /** Checkpoints the log into the file (a full disk leaves it, replayed at the next start) and closes. */
   close(): void {
-    try { this.conn.run('PRAGMA wal_checkpoint(TRUNCATE)') } catch { /* a full disk: the WAL stays and is replayed at the next start */ }
+    truncateWal(this.conn)
     this.conn.close()
   }
 }

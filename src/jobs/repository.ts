@@ -15,7 +15,7 @@ export interface NewJob { kind: string; payload: string; runAt: number; maxAttem
 export class JobRepository {
   private q
 
-  constructor(private db: Db) {
+  constructor(db: Db) {
     const c = db.$client
     // Only a pending job holds its dedupe key (the partial unique index jobs_dedupe_pending_uq).
     const onPendingTwin = sql`ON CONFLICT(${sql.identifier('dedupe_key')}) WHERE ${sql.identifier('status')} = 'pending' DO NOTHING`
@@ -71,6 +71,4 @@ export class JobRepository {
   /** Deletes finished jobs last written before `before`; returns how many. */
   prune(before: number): number { return changes(this.q.prune.run({ before })) }
   count(status: 'pending' | 'failed'): number { return this.q.count.get({ status })!.n }
-  /** Whether the connection is inside a transaction (jobs claimed by enqueue() start once it is over). */
-  inTransaction(): boolean { return this.db.$client.inTransaction }
 }

@@ -219,7 +219,7 @@ export class JobRunner {
   drain(): Promise<void> {
     this.lastTickAt = Date.now()
     if (!this.storage?.full && this.startup()) {
-      if (this.ready.length && !this.repo.inTransaction()) this.startReady() // claimed by enqueue(), not started yet
+      if (this.ready.length && !this.tx.inTransaction()) this.startReady() // claimed by enqueue(), not started yet
       this.resumeParked()
       this.pump()
     }
