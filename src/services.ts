@@ -17,7 +17,6 @@ import { GuardrailRepository } from './guardrails/repository'
 import { KILL_SWITCH_CODE, KillSwitch } from './guardrails/kill-switch'
 import { IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
-import { PioneerRepository } from './pioneer/repository'
 import { UploadRepository } from './ipfs/repository'
 import { PioneerService } from './pioneer/service'
 import { PipelineRunner } from './pipeline/runner'
@@ -158,7 +157,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const meta = new MetaRepository(db)
   const tx = new SqliteTransactor(db.$client)
   const clock = new Clock(meta)
-  const { keys, ledger, operators } = buildAccounts(db, clock, config, tx)
+  const { keys, ledger, pioneer, operators } = buildAccounts(db, clock, config, tx)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
@@ -170,10 +169,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   // built further down, reaches them inside a closure, which runs only once the server runs.
   const group = new GroupCommitter(db.$client)
   const jobs = new JobRunner(new JobRepository(db), tx, clock, log, 64, group)
-  const pioneer = new PioneerService(new PioneerRepository(db), clock)
   const agents = new AgentService(new AgentRepository(db), tx, clock, keys, compute.modelExists)
-  const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase])
-  signer.mainIsIdle = () => jobs.running <= 1 // one task (the one signing) or none: both cores are free for its two signatures
+  // One task in flight (the one signing) or none: both cores are free for its two signatures.
+  const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase], () => jobs.running <= 1)
   const taskStore = new TaskRepository(db)
   const costOf = (taskType: string) => taskCost(config.taskCost, taskType)
   const money = new MoneyRepository(db)
@@ -248,7 +246,6 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     wallet: (id) => ({ walletAddress: operators.byId(id)?.walletAddress ?? null }),
     pioneerEvents: (id) => pioneer.events(id, 1_000_000),
   })
-  operators.pointsOf = (id) => pioneer.total(id)
   const setup = new SetupService()
   const chainTips = new ChainTips() // the agents' state-root chains with the links of tasks still in flight (stage 6)
   const pipeline: PipelineRunner = new PipelineRunner({

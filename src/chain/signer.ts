@@ -85,7 +85,13 @@ export class Signer {
    */
   private readonly documents: Record<DocumentKind, DocumentType>
 
-  constructor(private privateKey: Hex, readonly since: string, readonly chainId: number) {
+  /**
+   * `mainIsIdle`: whether the main thread has nothing else to do (at most one task in flight). Then a
+   * signature asked for while the worker is busy with another is made here, in parallel: a lone
+   * task's two signatures take the time of one. Under load it is false and every signature goes to
+   * the worker.
+   */
+  constructor(private privateKey: Hex, readonly since: string, readonly chainId: number, private mainIsIdle: () => boolean = () => false) {
     this.receiptDomain = { name: 'TaskGate Receipt', version: '1', chainId }
     this.easDomain = { name: 'EAS Attestation', version: EAS_VERSION, chainId, verifyingContract: EAS_ADDRESS }
     this.webhookDomain = { name: 'TaskGate Webhook', version: '1', chainId }
@@ -160,15 +166,6 @@ export class Signer {
 
   /** Whether signatures are made on the worker thread (the `taskgate_signing_worker` gauge). */
   get onWorker(): boolean { return this.worker !== null }
-
-
-  /**
-   * Whether the main thread has nothing else to do (set by the composition root: at most one task
-   * in flight). Then a signature asked for while the worker is busy with another is made here, in
-   * parallel: a lone task's two signatures take the time of one. Under load it stays false and
-   * every signature goes to the worker.
-   */
-  mainIsIdle: () => boolean = () => false
 
   private sign(kind: DocumentKind, message: Record<string, unknown>): Promise<Hex> {
     if (this.workerWanted) this.spawnWorker()

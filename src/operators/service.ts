@@ -64,12 +64,11 @@ export interface NewOperator {
 export const effectiveTier = (op: Pick<OperatorRow, 'tier' | 'tierOverride'>): Tier => op.tierOverride ?? op.tier
 
 export class OperatorService {
-  /** Set by the composition root (pioneer points live in their own domain). */
-  pointsOf: (operatorId: string) => number = () => 0
-
   constructor(
     private repo: OperatorRepository, private tx: Transactor, private clock: Clock,
     private hasActiveKey: (operatorId: string) => boolean, private onCreate: (op: OperatorRow) => void = () => {},
+    /** The operator's pioneer points (they live in their own domain). */
+    private pointsOf: (operatorId: string) => number = () => 0,
   ) {}
 
   countAdmins(): number { return this.repo.countAdmins() }
