@@ -72,6 +72,8 @@ import type { StoredConfig } from './guardrails/store'
 import { DailyStats } from './stats/daily'
 import { StatsRepository } from './stats/repository'
 import { Retention } from './jobs/retention'
+import { PriceTable } from './compute/prices'
+import { OpenAiDoor } from './openai/service'
 
 export interface Services {
   config: Config
@@ -99,6 +101,8 @@ export interface Services {
   /** The public agent leaderboard. */
   leaderboard: Leaderboard
   compute: ComputeService
+  /** The models' prices (USD per million tokens) and a task's estimated cost. */
+  prices: PriceTable
   overflow: OverflowQueue
   ipfs: IpfsNode
   guardrails: GuardrailStore
@@ -111,6 +115,8 @@ export interface Services {
   tasks: TaskService
   /** A task submission from replay to answer: the steps of the submit route and of every door. */
   submit: SubmitService
+  /** The OpenAI-compatible door (/v1/…). */
+  openai: OpenAiDoor
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
   wallet: WalletService
@@ -163,6 +169,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
   const computeRepo = new ComputeRepository(db)
   const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey)
+  const prices = new PriceTable(computeRepo, clock)
   const ipfs = await IpfsNode.open(config.dataDir, log)
   const signerSince = meta.get('signer.since') ?? (() => { const v = new Date(clock.now()).toISOString(); meta.insert('signer.since', v); return v })()
   // Built in dependency order, each from exactly what it uses. What needs the pipeline or the tasks,
@@ -251,7 +258,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const pipeline: PipelineRunner = new PipelineRunner({
     tasks: taskStore, tx, group, jobs, log, clock, agents, compute, overflow, storage, ledger, chainTips,
     stages: {
-      clock, operators, guardrails, holdFor: (task) => approvals.holdFor(task), ledger, costOf, compute, overflow,
+      clock, operators, guardrails, holdFor: (task) => approvals.holdFor(task), ledger, costOf, compute, prices, overflow,
       verificationThreshold: config.verificationThreshold, ipfs, chainTips, agents, pioneer,
       pioneerPoints: { task: config.pioneer.taskPoints, trustedLevel: config.pioneer.trustedLevelPoints },
       signer, taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID }, tasks: taskStore,
@@ -262,6 +269,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     taskCost: config.taskCost, ssePingMs: config.ssePingMs,
   })
   const submit = new SubmitService({ tasks, pipeline, x402, agents, tos })
+  const openai = new OpenAiDoor({ submit, pipeline, compute, approvals, clock, log })
 
   // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {
@@ -283,7 +291,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       writeSync(2, `\n  TaskGate has no administrator yet. Create the first (admin) operator at:\n\n    ${baseUrl()}/#/setup?token=${token}\n\n  or from a shell: taskgate operator create --login <login> --password <password> --admin\n\n`)
     },
     setBoundPort: (p) => { port = p },
-    ledger, compute, ipfs, guardrails, killSwitch,
+    ledger, compute, prices, ipfs, guardrails, killSwitch,
     uploads: new UploadService(new UploadRepository(db), clock, ipfs, config.uploads),
     pioneer, agents,
     leaderboard, overflow, signer,
@@ -291,6 +299,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     taskStore,
     tasks,
     submit,
+    openai,
     stats: new DailyStats(new StatsRepository(db), clock),
     wallet, usdc, x402, faucet,
     tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,

@@ -36,6 +36,8 @@ export class OverflowQueue {
   private startupDone = true
   /** Steps a full disk stopped (re-queue a job, record an outcome, resume its task): retried once space is back. */
   private stalled: (() => void | Promise<void>)[] = []
+  /** The streams of queued jobs whose door streams (CompletionRequest.onDelta), by job id: in memory only, so a restart runs them unstreamed. */
+  private streams = new Map<string, (text: string) => void>()
 
   constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook) {
     compute.onCapacity(() => this.pump())
@@ -88,14 +90,16 @@ export class OverflowQueue {
    * is the agent the job runs for (agent-bound keys read only their own agent's jobs);
    * `idempotencyKey` + `requestHash` make a retried request answer this job (see replay()).
    */
-  enqueue(operatorId: string, request: CompletionRequest, o: { taskId?: string | null; agentId?: string | null; creditsCharged?: number; id?: string; idempotencyKey?: string | null; requestHash?: string | null } = {}): { id: string; position: number } {
+  enqueue(operatorId: string, request: CompletionRequest, o: { taskId?: string | null; agentId?: string | null; creditsCharged?: number; id?: string; idempotencyKey?: string | null; requestHash?: string | null; onDelta?: (text: string) => void } = {}): { id: string; position: number } {
     const id = o.id ?? newId('job')
     const now = this.clock.now()
+    const { onDelta: _, ...stored } = request
     this.repo.insertJob({
-      id, operatorId, taskId: o.taskId ?? null, agentId: o.agentId ?? null, model: request.model, request: JSON.stringify(request), creditsCharged: o.creditsCharged ?? 0,
+      id, operatorId, taskId: o.taskId ?? null, agentId: o.agentId ?? null, model: request.model, request: JSON.stringify(stored), creditsCharged: o.creditsCharged ?? 0,
       idempotencyKey: o.idempotencyKey ?? null, requestHash: o.requestHash ?? null, createdAt: now,
     })
     const position = this.repo.ahead(request.model, now, id) + 1
+    if (o.onDelta) this.streams.set(id, o.onDelta)
     this.emit(id, 'queued', { position })
     this.maybeQueued = true
     queueMicrotask(() => this.pump())
@@ -127,7 +131,7 @@ export class OverflowQueue {
    */
   cancelQueued(operatorId: string, code: string, message: string): { id: string; taskId: string | null }[] {
     const rows = this.repo.cancelQueued(operatorId, code, message, this.clock.now())
-    for (const r of rows) this.emit(r.id, 'failed', { code, message })
+    for (const r of rows) { this.streams.delete(r.id); this.emit(r.id, 'failed', { code, message }) }
     return rows
   }
 
@@ -185,6 +189,7 @@ export class OverflowQueue {
   /** A job whose model no provider serves any more (provider removed) fails; its hook refunds. */
   private abandon(job: { id: string; operatorId: string; taskId: string | null; model: string }): void {
     if (!this.repo.setRunning(job.id, this.clock.now())) return
+    this.streams.delete(job.id)
     const error = { code: 'COMPUTE_FAILED', message: `no provider serves model ${job.model} any more` }
     this.track(this.attempt(async () => {
       this.record(job.id, { error })
@@ -196,15 +201,18 @@ export class OverflowQueue {
     let outcome: { result?: CompletionResult; error?: { code: string; message: string } }
     try {
       this.emit(id, 'running', {})
-      const r = await this.compute.tryRun(request)
+      const onDelta = this.streams.get(id)
+      const r = await this.compute.tryRun(onDelta ? { ...request, onDelta } : request)
       if (r === 'busy') { // capacity vanished between the check and the call: back in line
         await this.attempt(() => this.requeue(id), id)
         return
       }
       outcome = { result: r }
+      this.streams.delete(id)
     } catch (e) {
       // A full disk before the call: back in line once space is back.
       if (isStorageFull(e)) { this.stall(e, () => this.requeue(id), id); return }
+      this.streams.delete(id)
       const message = e instanceof ComputeFailed ? e.message : 'compute failed'
       outcome = { error: { code: 'COMPUTE_FAILED', message } }
     }

@@ -1,13 +1,13 @@
-// The compute tables: providers and their pool keys, the overflow queue's jobs (compute_jobs) and
-// their event logs (compute_job_events).
+// The compute tables: providers and their pool keys, the models' prices (model_prices), the
+// overflow queue's jobs (compute_jobs) and their event logs (compute_job_events).
 import { and, asc, count, eq, gt, sql } from 'drizzle-orm'
 import type { Db } from '../db'
-import { computeJobEvents as ev, computeJobs as j, providerKeys, providers } from '../db/schema'
+import { computeJobEvents as ev, computeJobs as j, modelPrices, providerKeys, providers } from '../db/schema'
 import { changes, prepareSql, setTo, preparedOnUse } from '../db/sql'
 
 const p = sql.placeholder
 
-export interface ProviderRow { id: string; name: string; kind: 'openai' | 'anthropic' | 'builtin'; baseUrl: string | null; models: string }
+export interface ProviderRow { id: string; name: string; kind: 'openai' | 'anthropic' | 'builtin'; baseUrl: string | null; models: string; createdAt: number }
 /** A pool key as stored: `secret` sealed. */
 export interface KeyRow { id: string; secret: string; first4: string; last4: string; rpm: number; concurrency: number }
 export interface ComputeJobRow {
@@ -18,6 +18,8 @@ export interface QueueHead { id: string; operatorId: string; taskId: string | nu
 /** A new queued job; `request` as JSON text. */
 export interface NewComputeJob { id: string; operatorId: string; taskId: string | null; agentId: string | null; model: string; request: string; creditsCharged: number; idempotencyKey: string | null; requestHash: string | null; createdAt: number }
 export interface EventRow { id: number; event: string; data: string }
+/** A model's price in USD per million tokens. */
+export interface PriceRow { model: string; inputUsdPerMTok: number; outputUsdPerMTok: number; updatedAt: number }
 
 export class ComputeRepository {
   private q
@@ -26,7 +28,7 @@ export class ComputeRepository {
     const queued = eq(j.status, 'queued')
     this.q = preparedOnUse({
       hasBuiltin: () => db.select({ x: sql<number>`1` }).from(providers).where(eq(providers.kind, 'builtin')).prepare(),
-      providers: () => db.select({ id: providers.id, name: providers.name, kind: providers.kind, baseUrl: providers.baseUrl, models: sql<string>`${providers.models}` })
+      providers: () => db.select({ id: providers.id, name: providers.name, kind: providers.kind, baseUrl: providers.baseUrl, models: sql<string>`${providers.models}`, createdAt: providers.createdAt })
         .from(providers).orderBy(asc(providers.createdAt)).prepare(),
       keysOf: () => db.select({ id: providerKeys.id, secret: providerKeys.secret, first4: providerKeys.first4, last4: providerKeys.last4, rpm: providerKeys.rpm, concurrency: providerKeys.concurrency })
         .from(providerKeys).where(eq(providerKeys.providerId, p('providerId'))).orderBy(asc(providerKeys.createdAt), asc(sql`rowid`)).prepare(),
@@ -36,6 +38,10 @@ export class ComputeRepository {
         id: p('id'), providerId: p('providerId'), secret: p('secret'), first4: p('first4'), last4: p('last4'), rpm: p('rpm'), concurrency: p('concurrency'), createdAt: p('createdAt'),
       }).prepare(),
       deleteProvider: () => db.delete(providers).where(eq(providers.id, p('id'))).prepare(),
+      prices: () => db.select().from(modelPrices).orderBy(asc(modelPrices.model)).prepare(),
+      setPrice: () => db.insert(modelPrices).values({ model: p('model'), inputUsdPerMTok: p('inputUsdPerMTok'), outputUsdPerMTok: p('outputUsdPerMTok'), updatedAt: p('updatedAt') })
+        .onConflictDoUpdate({ target: modelPrices.model, set: { inputUsdPerMTok: sql`excluded.input_usd_per_mtok`, outputUsdPerMTok: sql`excluded.output_usd_per_mtok`, updatedAt: sql`excluded.updated_at` } }).prepare(),
+      deletePrice: () => db.delete(modelPrices).where(eq(modelPrices.model, p('model'))).prepare(),
 
       queuedCount: () => db.select({ n: count() }).from(j).where(queued).prepare(),
       insertJob: () => db.insert(j).values({
@@ -78,6 +84,12 @@ export class ComputeRepository {
   }
   insertKey(r: KeyRow & { providerId: string; createdAt: number }): void { this.q.insertKey.run({ ...r }) }
   deleteProvider(id: string): void { this.q.deleteProvider.run({ id }) }
+
+  /** Every model's price, by model name. */
+  prices(): PriceRow[] { return this.q.prices.all() }
+  setPrice(r: PriceRow): void { this.q.setPrice.run({ ...r }) }
+  /** Removes a model's price; false when it had none. */
+  deletePrice(model: string): boolean { return changes(this.q.deletePrice.run({ model })) > 0 }
 
   queuedCount(): number { return this.q.queuedCount.get()!.n }
   insertJob(r: NewComputeJob): void { this.q.insertJob.run({ ...r }) }

@@ -17,6 +17,9 @@ const ProviderView = t.Object({
   keys: t.Array(t.Object({ id: t.String(), keyPrefix: t.String(), rpm: t.Integer(), concurrency: t.Integer(), inflight: t.Integer(), state: t.String() })),
 })
 
+const ModelPrice = t.Object({ model: t.String(), inputUsdPerMTok: t.Number(), outputUsdPerMTok: t.Number(), updatedAt: t.String({ format: 'date-time' }) })
+const PriceParams = t.Object({ model: t.String({ minLength: 1, maxLength: 128, description: 'the model name as clients send it' }) })
+
 export function computeRoutes(s: Services) {
   return [
     defineRoute({
@@ -50,6 +53,30 @@ export function computeRoutes(s: Services) {
       errors: { 404: ['NOT_FOUND'], 409: ['BUILTIN_PROVIDER'] },
       summary: 'Remove a provider', responses: { 204: { description: 'removed' } },
       handler: ({ params, set }) => { s.compute.remove(params.id); set.status = 204; return '' },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/v1/admin/prices', auth: 'bearer', admin: true, tags: ['Admin'],
+      summary: 'The models\' prices (USD per million tokens)',
+      description: 'Stage 3 records each task\'s tokens and its estimated cost from its model\'s price at that time (`costUsd` on the task, the export and the daily stats); a model without a price costs null.',
+      responses: { 200: { description: 'prices, by model', schema: t.Array(ModelPrice) } },
+      handler: () => s.prices.list(),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/api/v1/admin/prices/:model', auth: 'bearer', admin: true, tags: ['Admin'], params: PriceParams,
+      body: t.Object({
+        inputUsdPerMTok: t.Number({ minimum: 0, maximum: 1_000_000, description: 'USD per million prompt (input) tokens' }),
+        outputUsdPerMTok: t.Number({ minimum: 0, maximum: 1_000_000, description: 'USD per million completion (output) tokens' }),
+      }),
+      summary: 'Set a model\'s price',
+      description: 'Applies to tasks computed from now on; a task keeps the cost it was computed with. Any model name may be priced, served or not (a price outlives a provider that is replaced).',
+      responses: { 200: { description: 'the price as stored', schema: ModelPrice } },
+      handler: ({ params, body }) => s.prices.set(params.model, body.inputUsdPerMTok, body.outputUsdPerMTok),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/v1/admin/prices/:model', auth: 'bearer', admin: true, tags: ['Admin'], params: PriceParams,
+      errors: { 404: ['NOT_FOUND'] },
+      summary: 'Remove a model\'s price', responses: { 204: { description: 'removed: its tasks cost null from now on' } },
+      handler: ({ params, set }) => { s.prices.remove(params.model); set.status = 204; return '' },
     }),
     defineRoute({
       method: 'POST', path: '/api/v1/compute', auth: 'either', tags: ['Compute'],

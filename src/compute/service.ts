@@ -16,7 +16,7 @@ export const MAX_ATTEMPTS = 3
 const COOLDOWN_MS = 30_000
 
 interface PoolKey { id: string; secret: string; first4: string; last4: string; rpm: number; concurrency: number; inflight: number; cooldownUntil: number }
-export interface Provider { id: string; name: string; kind: 'openai' | 'anthropic' | 'builtin'; baseUrl: string | null; models: string[]; keys: PoolKey[] }
+export interface Provider { id: string; name: string; kind: 'openai' | 'anthropic' | 'builtin'; baseUrl: string | null; models: string[]; keys: PoolKey[]; createdAt: number }
 
 /** Short secrets are not shown at all; long ones as first 4 … last 4. */
 const maskSecret = (k: { secret: string; first4: string; last4: string }) => (k.secret.length >= 16 ? `${k.first4}...${k.last4}` : '****')

@@ -18,6 +18,7 @@ import m0012 from '../../migrations/0012_cid_indexes_dropped.sql' with { type: '
 import m0013 from '../../migrations/0013_task_timeline.sql' with { type: 'text' }
 import m0014 from '../../migrations/0014_refused_prompts_retention.sql' with { type: 'text' }
 import m0015 from '../../migrations/0015_attestation_signatures.sql' with { type: 'text' }
+import m0016 from '../../migrations/0016_doors.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -36,6 +37,7 @@ export const sqlByTag: Record<string, string> = {
   '0013_task_timeline': m0013,
   '0014_refused_prompts_retention': m0014,
   '0015_attestation_signatures': m0015,
+  '0016_doors': m0016,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

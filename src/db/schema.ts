@@ -130,6 +130,23 @@ export const tasks = sqliteTable('tasks', {
   receipt: text('receipt', { mode: 'json' }).$type<Record<string, unknown> | null>(),
   idempotencyKey: text('idempotency_key'),
   requestHash: text('request_hash'),
+  /**
+   * Which door made the task (docs/doors.md): null for the REST API (`POST /api/v1/tasks/submit`),
+   * 'openai' (`/v1/chat/completions`, `/v1/responses`) or 'mcp' (`/mcp`).
+   */
+  door: text('door'),
+  /**
+   * What compute sends besides the prompt, when a door's call has more than the prompt says: the
+   * conversation (`messages`, roles kept; the prompt is its rendering) and sampling parameters
+   * (`maxTokens`, `temperature`, `topP`, `stop`). Null otherwise. Private as the prompt is, and
+   * dropped with it when the task fails before its debit.
+   */
+  computeRequest: text('compute_request', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  /** Tokens as the provider counted them (the builtin provider counts words); null before compute. */
+  promptTokens: integer('prompt_tokens'),
+  completionTokens: integer('completion_tokens'),
+  /** Estimated cost in USD from the model's price (model_prices) at compute time; null when the model has no price. */
+  costUsd: real('cost_usd'),
   /** A free diagnostic run (agent test-run): set by the server only, never from client input. */
   diagnostic: integer('diagnostic', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at').notNull(),
@@ -250,6 +267,17 @@ export const providers = sqliteTable('providers', {
   models: text('models', { mode: 'json' }).$type<string[]>().notNull(),
   createdAt: integer('created_at').notNull(),
 }, (t) => [uniqueIndex('providers_name_uq').on(t.name)])
+
+/**
+ * What a model costs, in USD per million tokens, as the administrator sets it (docs/doors.md,
+ * "Usage and cost"). Kept apart from the providers: a price outlives a provider that is replaced.
+ */
+export const modelPrices = sqliteTable('model_prices', {
+  model: text('model').primaryKey(),
+  inputUsdPerMTok: real('input_usd_per_mtok').notNull(),
+  outputUsdPerMTok: real('output_usd_per_mtok').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
 
 export const providerKeys = sqliteTable('provider_keys', {
   id: text('id').primaryKey(),

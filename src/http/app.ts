@@ -7,7 +7,7 @@ import { Elysia, ValidationError } from 'elysia'
 import { isDatabaseBusy, isStorageFull, type StorageMonitor } from '../db/storage'
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
-import { ProblemError, problemBody, type FieldError } from './errors'
+import { isOpenAiPath, openAiErrorBody, ProblemError, problemBody, type FieldError } from './errors'
 import { isProblemCode, type ProblemCode } from './problem-codes'
 import type { HttpMetrics } from './metrics'
 import { stringRuleMessage, validatorSchema } from './request-schema'
@@ -94,7 +94,7 @@ function assertObjectBody(body: unknown, rule: 'object' | 'objectOrNull'): void 
 
 /** Elysia's context as our hooks see it (`rq`: set by onRequest; `principal`: by the route's transform). */
 type Ctx = {
-  request: Request; rq: RequestState; principal?: unknown; body: unknown; params?: unknown; query?: unknown
+  request: Request; path: string; rq: RequestState; principal?: unknown; body: unknown; params?: unknown; query?: unknown
   set: HandlerSet; code?: string | number; error?: unknown; responseValue?: unknown
 }
 
@@ -182,8 +182,12 @@ export function createHttp(o: HttpOptions) {
       const x = c as unknown as Ctx
       const p = problemOf(x.code, x.error, x.request, x.rq.requestId)
       x.set.status = p.status
-      x.set.headers['content-type'] = 'application/problem+json'
       Object.assign(x.set.headers, p.headers)
+      if (isOpenAiPath(x.path)) {
+        x.set.headers['content-type'] = 'application/json'
+        return openAiErrorBody(p.status, p.code, p.detail, x.rq.requestId, p.extra)
+      }
+      x.set.headers['content-type'] = 'application/problem+json'
       return problemBody(p.status, p.code, p.detail, x.rq.requestId, p.extra)
     })
     // The last hook of every answer, a problem's too. The metric and the log line are made here and

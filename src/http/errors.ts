@@ -1,4 +1,5 @@
-// RFC 9457 problem+json: the only error shape the service answers with (docs/api.md, "Errors and statuses").
+// RFC 9457 problem+json: the error shape of the service (docs/api.md, "Errors and statuses"), and
+// the same problem in OpenAI's error shape on the OpenAI-compatible routes (docs/doors.md, "Errors").
 import type { ProblemCode } from './problem-codes'
 
 export interface FieldError { path: string; message: string }
@@ -51,4 +52,38 @@ export function problemResponse(status: number, code: ProblemCode, detail: strin
     status,
     headers: { 'content-type': 'application/problem+json', 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...headers },
   })
+}
+
+/** A field path as OpenAI names a `param`: `/body/messages/0/content` → `messages.0.content`. */
+const paramOf = (path: string | undefined): string | null => path?.replace(/^\/(body\/)?/, '').replaceAll('/', '.') || null
+
+/** The OpenAI-compatible routes (docs/doors.md): their errors, unmatched paths included, take OpenAI's shape. */
+export const isOpenAiPath = (path: string): boolean => path.startsWith('/v1/')
+
+/** OpenAI's error `type` for a status (what its clients map to their error classes). */
+function openAiType(status: number): string {
+  if (status === 401) return 'authentication_error'
+  if (status === 402) return 'insufficient_quota'
+  if (status === 403) return 'permission_error'
+  if (status === 404) return 'not_found_error'
+  if (status === 429) return 'rate_limit_error'
+  if (status >= 500) return status === 503 || status === 507 ? 'service_unavailable' : 'server_error'
+  return 'invalid_request_error'
+}
+
+/**
+ * A problem in OpenAI's error shape: `{ error: { message, type, code, param } }`, with TaskGate's
+ * code in lower case. A 402 carries the x402 payment requirements in `x402`; a validation error
+ * names its first field in `param` and lists all of them in `errors`; an answer about a recorded
+ * task names it in `taskgate` (`taskId`, `approvalId`, `failureCode`).
+ */
+export function openAiErrorBody(status: number, code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
+  const errors = extra.errors as FieldError[] | undefined
+  const { x402Version, accepts, needed, balance, taskId, approvalId, failureCode } = extra as Record<string, unknown>
+  return {
+    error: { message: detail, type: openAiType(status), code: code.toLowerCase(), param: paramOf(errors?.[0]?.path), request_id: requestId },
+    ...(errors ? { errors } : {}),
+    ...(taskId ? { taskgate: { taskId, ...(approvalId ? { approvalId } : {}), ...(failureCode ? { failureCode } : {}) } } : {}),
+    ...(status === 402 && accepts ? { x402: { x402Version, accepts, needed, balance } } : {}),
+  }
 }

@@ -14,7 +14,8 @@ import { BEARER_KEY_RULE, BOTH_CREDENTIALS_RULE } from './auth'
 import { isProblemCode, PROBLEM_CODES, type ProblemCode } from './problem-codes'
 import { requestSchema, type Where } from './request-schema'
 import type { AuthKind, HeaderDoc, ResponseDoc, RouteDef, SseEventDoc } from './route'
-import { PaymentRequired, Problem, PROBLEM_CODE, QUERY_INT, type IntBounds } from './schemas'
+import { OpenAiError, PaymentRequired, Problem, PROBLEM_CODE, QUERY_INT, type IntBounds } from './schemas'
+import { isOpenAiPath } from './errors'
 
 export interface OpenApiOptions {
   version: string
@@ -63,6 +64,10 @@ const HEADERS: Record<string, Json> = {
   ETag: hdr('`"<cid>.<format>"`'),
   'Cache-Control': hdr('Caching: CIDs are immutable (`public, max-age=29030400, immutable`); event streams `no-cache`.'),
   'X-Ipfs-Roots': hdr('The root CID of the content.'),
+  'x-taskgate-task-id': hdr('The task a door call made (GET /api/v1/tasks/{id}).'),
+  'x-taskgate-receipt-cid': hdr('The CID of the task\'s signed receipt (GET /api/v1/public/proof/{cid}).'),
+  'x-taskgate-attestation-uid': hdr('The UID of the task\'s EAS offchain attestation (GET /api/v1/attestations/{uid}).'),
+  'x-taskgate-approval-id': hdr('The approval request holding the task (GET /api/v1/approvals/{id}).'),
 }
 const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']
 
@@ -73,10 +78,16 @@ const PARAMETERS: Record<string, Json> = {
   XPayment: { name: 'X-PAYMENT', in: 'header', required: false, description: 'x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid).', schema: { type: 'string' } },
   X402Payment: { name: 'X-402-Payment', in: 'header', required: false, description: 'Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator\'s bound wallet to the payment gate (e.g. the faucet\'s `x402PaymentHeader`).', schema: { type: 'string' } },
   LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume an event stream after this event id (EventSource sends it on reconnect); a value that is not a positive event id replays from the start.', schema: { type: 'string' } },
+  AgentId: { name: 'x-taskgate-agent-id', in: 'header', required: false, description: 'The agent the call acts for. An agent-bound key acts as its agent (another agent here → 403 AGENT_KEY_MISMATCH); an operator key or a bearer token must name one (missing → 400 AGENT_ID_REQUIRED).', schema: { type: 'string', maxLength: 128 } },
+  TaskTypeHeader: { name: 'x-taskgate-task-type', in: 'header', required: false, description: 'The task type (default `general`, or `metadata.taskType`); unknown → 400 INVALID_TASK_TYPE.', schema: { type: 'string' } },
+  ActionHeader: { name: 'x-taskgate-action', in: 'header', required: false, description: 'What an approval judges: the JSON object that `action` is on POST /api/v1/tasks/submit (`requestedValue` above the approval threshold holds the call: 403 `approval_required`). Not JSON, or not that shape → 400 INVALID_ACTION_HEADER.', schema: { type: 'string' } },
   Accept: { name: 'Accept', in: 'header', required: false, description: '`application/vnd.ipld.car` or `application/vnd.ipld.raw` choose the format when `?format=` is absent.', schema: { type: 'string' } },
   AccessToken: { name: 'access_token', in: 'query', required: false, description: 'The bearer token, for EventSource clients that cannot send headers (same as `Authorization: Bearer`, which wins when both are sent; empty = not sent).', schema: { type: 'string' } },
 }
-const HEADER_PARAMS: Record<string, string> = { 'Idempotency-Key': 'IdempotencyKey', 'X-PAYMENT': 'XPayment', 'X-402-Payment': 'X402Payment', 'Last-Event-ID': 'LastEventId', Accept: 'Accept' }
+const HEADER_PARAMS: Record<string, string> = {
+  'Idempotency-Key': 'IdempotencyKey', 'X-PAYMENT': 'XPayment', 'X-402-Payment': 'X402Payment', 'Last-Event-ID': 'LastEventId', Accept: 'Accept',
+  'x-taskgate-agent-id': 'AgentId', 'x-taskgate-task-type': 'TaskTypeHeader', 'x-taskgate-action': 'ActionHeader',
+}
 
 /** The security requirement alternatives of each credential kind. */
 function security(r: RouteDef): Record<string, string[]>[] {
@@ -237,11 +248,15 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       if (status === 429 || status === 503 || status === 507) extra['Retry-After'] = 'Retry-After'
       if (status === 429 && r.errors?.[402]) extra['X-RateLimit-Reset'] = 'X-RateLimit-Reset'
       const schema = status === 402 ? '#/components/schemas/PaymentRequired' : '#/components/schemas/Problem'
+      // The OpenAI-compatible routes answer the same problems in OpenAI's error shape.
+      const content = isOpenAiPath(r.path)
+        ? { 'application/json': { schema: { $ref: '#/components/schemas/OpenAiError', properties: { error: { properties: { code: { type: 'string', enum: list.map((c) => c.toLowerCase()) } } } } } } }
+        : { 'application/problem+json': { schema: { $ref: schema, properties: { code: { type: 'string', enum: list } } } } }
       responses[String(status)] = {
         description: `${TITLES[status] ?? 'Error'}. ${list.map((c) => `\`${c}\`: ${PROBLEM_CODES[c]}`).join('; ')}.`,
         'x-problem-codes': list,
         headers: common(extra, auth || status === 429),
-        content: { 'application/problem+json': { schema: { $ref: schema, properties: { code: { type: 'string', enum: list } } } } },
+        content,
       }
       statusCount++
     }
@@ -266,7 +281,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       title: 'TaskGate API', version: o.version,
       description: [
         'Self-hosted gateway for AI agents: operators, API keys, agents, an 8-stage task pipeline with verifiable receipts, compute, credits and x402 payments.',
-        '**Errors.** Every error is RFC 9457 `application/problem+json` with a stable `code` (`x-problem-codes` at the top of this document says what each means). Each operation lists every status it can answer; each problem status lists its codes in its description, in `x-problem-codes`, and as the `enum` of `code` in its schema. A 402 carries the x402 payment requirements (`x402Version`, `accepts`).',
+        '**Errors.** Every error is RFC 9457 `application/problem+json` with a stable `code` (`x-problem-codes` at the top of this document says what each means), except under `/v1/` (the OpenAI-compatible routes), where the same problem takes OpenAI\'s error shape `{ error: { message, type, code, param } }` with the code in lower case (schema `OpenAiError`). Each operation lists every status it can answer; each problem status lists its codes in its description, in `x-problem-codes`, and as the `enum` of `code` in its schema. A 402 carries the x402 payment requirements (`x402Version`, `accepts`).',
         `**Request bodies.** ${UNKNOWN_MEMBERS_RULE} A JSON body that is not an object where the operation takes one → 400 \`VALIDATION_FAILED\`. Bodies over ${o.jsonBodyLimit} bytes (${o.uploadBodyLimit} on upload operations) → 413 \`BODY_TOO_LARGE\`, whatever the content type; multipart/form-data anywhere but upload operations → 415.`,
         `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BEARER_KEY_RULE} ${BOTH_CREDENTIALS_RULE}`,
         `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,
@@ -288,7 +303,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       parameters: PARAMETERS,
       headers: HEADERS,
       responses: { RequestHeaderFieldsTooLarge: { description: `Request Header Fields Too Large. ${OVERSIZED_RULE}` } },
-      schemas: { Problem: docSchema(Problem), PaymentRequired: docSchema(PaymentRequired) },
+      schemas: { Problem: docSchema(Problem), PaymentRequired: docSchema(PaymentRequired), OpenAiError: docSchema(OpenAiError) },
     },
     paths,
   }
@@ -306,10 +321,11 @@ function headers(r: RouteDef, list: Record<string, HeaderDoc>): Json {
 }
 
 function responseContent(doc: ResponseDoc): Json | null {
-  if (doc.events) return { 'text/event-stream': { itemSchema: sseItemSchema(doc.events) } }
+  const stream = doc.events ? { 'text/event-stream': { itemSchema: sseItemSchema(doc.events) } } : null
   if (doc.content) {
-    return Object.fromEntries(Object.entries(doc.content).map(([mt, s]) => [mt, s ? { schema: docSchema(s) } : {}]))
+    return { ...Object.fromEntries(Object.entries(doc.content).map(([mt, s]) => [mt, s ? { schema: docSchema(s) } : {}])), ...stream }
   }
+  if (stream) return stream
   if (doc.schema) return { [doc.contentType ?? 'application/json']: { schema: docSchema(doc.schema) } }
   if (doc.contentType) return { [doc.contentType]: doc.contentType.startsWith('text/') ? { schema: { type: 'string' } } : {} }
   return null

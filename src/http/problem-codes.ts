@@ -33,6 +33,10 @@ export const PROBLEM_CODES = {
   WEBHOOK_URL_NOT_ALLOWED: 'webhook and callback URLs must be http(s) and must not reach loopback, private, link-local, metadata or other special-purpose addresses (also after DNS resolution); `field` names the URL',
   INVALID_SIGNATURE: 'the signature was not made by the wallet over this binding',
   OAUTH_STATE_INVALID: 'the GitHub sign-in state is missing, invalid or expired; start again',
+  AGENT_ID_REQUIRED: 'a door call with an operator key or a bearer token names its agent in header `x-taskgate-agent-id` (an agent-bound key acts as its agent)',
+  INVALID_ACTION_HEADER: 'header `x-taskgate-action` is not a JSON object of the submit `action` shape',
+  UNSUPPORTED_PARAMETER: 'a member of an OpenAI-compatible request that TaskGate does not run (`param`: tools, function calls, n > 1, non-text content, previous_response_id …)',
+  PROMPT_TOO_LONG: 'the conversation, rendered as the task\'s prompt, is over 100,000 characters',
   // credentials
   UNAUTHENTICATED: 'no credential was sent (WWW-Authenticate names the accepted ones)',
   CREDENTIAL_NOT_ACCEPTED: 'a credential of a kind this operation does not accept',
@@ -64,6 +68,7 @@ export const PROBLEM_CODES = {
   AGENT_LIMIT_REACHED: 'the tier\'s agent limit is reached (`limit`)',
   AGENT_ARCHIVED: 'an archived agent cannot be changed',
   KEY_LIMIT_REACHED: 'the tier\'s key limit is reached (`limit`)',
+  APPROVAL_REQUIRED: 'a door call held for human approval: the task waits PENDING_APPROVAL (headers `x-taskgate-task-id`, `x-taskgate-approval-id`); its result appears on the task once approved',
   GUARDRAIL_BLOCKED: 'the operator\'s policy blocked the request; on a submission `task` is the FAILED task; a compute request creates no job; no credit spent',
   KILL_SWITCH_ACTIVE: 'the operator\'s kill-switch is on: submissions and compute requests are refused and nothing is recorded for them, no task and no job (held and queued work was failed and refunded)',
   TOS_NOT_ACCEPTED: 'the server requires the current Terms of Service to be accepted first (`currentVersion`; POST /api/v1/operator/tos/accept)',
@@ -105,6 +110,9 @@ export const PROBLEM_CODES = {
   STORAGE_FULL: 'the server\'s storage is full: reads keep working, writes resume once space is freed (Retry-After)',
   DATABASE_BUSY: 'another process held the database\'s write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After)',
   INTERNAL: 'internal error; the request id identifies it in the logs',
+  COMPUTE_FAILED: 'a door call\'s task failed at compute: every key of the model\'s pool failed (429, 5xx, timeouts), or the provider failed mid-stream (header `x-taskgate-task-id`)',
+  TASK_FAILED: 'a door call\'s task failed after its admission for another reason (`taskgate.failureCode`, header `x-taskgate-task-id`)',
+  TASK_STILL_RUNNING: 'a door call\'s task did not finish within the wait (600 s): it goes on; read it at GET /api/v1/tasks/{id} (header `x-taskgate-task-id`)',
 } as const satisfies Record<string, string>
 
 /** A problem code the API answers with: every throw site and route declaration is checked against the list. */

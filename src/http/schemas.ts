@@ -7,6 +7,17 @@ export const Problem = t.Object({
   errors: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
 }, { $id: 'Problem', description: 'RFC 9457 problem details; `code` is stable (see `x-problem-codes`). Some problems carry more members, named in their operation\'s description (e.g. `task`, `retryAfterSeconds`, `limit`, `allowed`).' })
 
+/** Errors of the OpenAI-compatible routes (/v1/…, docs/doors.md): OpenAI's shape, TaskGate's code in lower case. */
+export const OpenAiError = t.Object({
+  error: t.Object({
+    message: t.String(), type: t.String({ description: 'invalid_request_error, authentication_error, insufficient_quota, permission_error, not_found_error, rate_limit_error, server_error, service_unavailable' }),
+    code: t.String({ description: 'the problem code in lower case (see `x-problem-codes`)' }), param: t.Union([t.String(), t.Null()]), request_id: t.String(),
+  }),
+  errors: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }))),
+  taskgate: t.Optional(t.Object({ taskId: t.String(), approvalId: t.Optional(t.String()), failureCode: t.Optional(t.String()) }, { description: 'the task the answer is about, when one was recorded' })),
+  x402: t.Optional(t.Object({}, { additionalProperties: true, description: '402 only: the x402 payment requirements (`x402Version`, `accepts`, `needed`, `balance`)' })),
+}, { $id: 'OpenAiError' })
+
 /** 402 answers: a problem that also carries the x402 v1 payment requirements. */
 export const PaymentRequired = t.Composite([Problem, t.Object({
   x402Version: t.Literal(1),

@@ -14,13 +14,14 @@ import type { AgentIdentity, AgentService } from '../agents/service'
 import { ChainMoved, type ChainTips } from '../agents/chain-tips'
 import type { JobRow, JobRunner } from '../jobs/runner'
 import type { ComputeService, StartedCall } from '../compute/service'
+import type { CompletionResult } from '../compute/types'
 import type { OverflowQueue } from '../compute/overflow'
 import type { Ledger } from '../credits/ledger'
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
 import { policy, resumeRefusal } from './stages/01-policy'
 import { debit, debitRef } from './stages/02-debit'
-import { compute, completionRequest } from './stages/03-compute'
+import { compute, completionRequest, computedPatch } from './stages/03-compute'
 import { verify } from './stages/04-verify'
 import { ipfs } from './stages/05-ipfs'
 import { fingerprint } from './stages/06-fingerprint'
@@ -43,11 +44,11 @@ const eventsOf = (done: Done[]): StoredEvent[] =>
 
 /**
  * What a task that fails before its debit keeps of its request: the prompt's SHA-256 and length
- * instead of the prompt (up to 100,000 characters), and no metadata. Such a task cost nothing, so
- * only the request rate bounds how many an operator makes (docs/security.md, Limits). A task held
- * for approval keeps both while it waits, as it may still run.
+ * instead of the prompt (up to 100,000 characters), and no metadata or door conversation. Such a
+ * task cost nothing, so only the request rate bounds how many an operator makes (docs/security.md,
+ * Limits). A task held for approval keeps all of it while it waits, as it may still run.
  */
-const refusedRequest = (t: { prompt?: string }): TaskPatch => ({ prompt: '', promptSha256: sha256Hex(t.prompt ?? ''), promptLength: charLength(t.prompt ?? ''), metadata: null })
+const refusedRequest = (t: { prompt?: string }): TaskPatch => ({ prompt: '', promptSha256: sha256Hex(t.prompt ?? ''), promptLength: charLength(t.prompt ?? ''), metadata: null, computeRequest: null })
 
 /** How often a task runs stages 4–8 again because its agent's chain moved (ChainMoved) before its job retries with backoff. */
 const CHAIN_ATTEMPTS = 8
@@ -109,7 +110,7 @@ export class PipelineRunner {
    * only. An entry whose transaction was rolled back is dropped when the job runner says its run
    * will not start (its started call aborted).
    */
-  private admitted = new Map<string, { task: TaskRow; agent: AgentIdentity; started: StartedCall | null }>()
+  private admitted = new Map<string, { task: TaskRow; agent: AgentIdentity; started: StartedCall | null; onDelta?: (text: string) => void }>()
 
   constructor(private d: PipelineDeps) {
     this.events.setMaxListeners(0)
@@ -118,8 +119,8 @@ export class PipelineRunner {
   }
 
   /** A stage's context: the task, its agent, and what stages use (each names its part: StageContext). */
-  private ctx(task: TaskRow, agent: AgentIdentity, started?: StartedCall): StageContext {
-    return { ...this.d.stages, task, agent, started }
+  private ctx(task: TaskRow, agent: AgentIdentity, started?: StartedCall, onDelta?: (text: string) => void): StageContext {
+    return { ...this.d.stages, task, agent, started, onDelta }
   }
 
   /**
@@ -143,7 +144,8 @@ export class PipelineRunner {
    * (refusedRequest), then fails. Nothing a stage reads needs the row yet: the hourly guardrail
    * count leaves this task out either way, and the ledger entry and the approval only name it.
    */
-  admit(draft: NewTask, agent: AgentIdentity): TaskRow {
+  /** `onDelta`: a door's stream, handed the output as the provider sends it (first run only; see `admitted`). */
+  admit(draft: NewTask, agent: AgentIdentity, onDelta?: (text: string) => void): TaskRow {
     const done: Done[] = []
     let task = draft as TaskRow // what the next stage reads
     for (const stage of [policy, debit]) {
@@ -173,9 +175,9 @@ export class PipelineRunner {
     const told = this.group.afterCommit(() => { committed = true })
     const inline = this.d.jobs.enqueueInline('task.run', { taskId: id }, { ...run, committed: told ? () => committed : () => this.tasks.exists(id), abandoned: () => { started?.abort(); this.admitted.delete(id) } })
     if (!inline) this.d.jobs.enqueue('task.run', { taskId: id }, run)
-    else started = this.d.compute.start(completionRequest(task))
+    else started = this.d.compute.start(completionRequest(task, onDelta))
     if (this.admitted.size >= 10_000) this.admitted.clear()
-    this.admitted.set(task.id, { task, agent, started })
+    this.admitted.set(task.id, { task, agent, started, onDelta })
     return task
   }
 
@@ -213,7 +215,7 @@ export class PipelineRunner {
     try {
       for (const stage of STAGES.slice(task.stage)) {
         if (task.status === 'QUEUED') return // waiting in the overflow queue; its completion resumes us
-        const out = stage.run!(this.ctx(task, agent, stage === compute ? fresh?.started ?? undefined : undefined))
+        const out = stage === compute ? stage.run!(this.ctx(task, agent, fresh?.started ?? undefined, fresh?.onDelta)) : stage.run!(this.ctx(task, agent))
         const r = out instanceof Promise ? await out : out // a result known at once: no turn given up
         r.ready?.catch(() => {}) // its failure surfaces where the group awaits it, not as an unhandled rejection meanwhile
         const cur = task
@@ -275,7 +277,7 @@ export class PipelineRunner {
   }
 
   /** Called by the overflow queue when a parked task's compute finished (its job is queued by the commit that parks it). */
-  resumeFromCompute(taskId: string, outcome: { result?: { output: string; provider: string; latencyMs: number }; error?: { code: string; message: string } }): void {
+  resumeFromCompute(taskId: string, outcome: { result?: Pick<CompletionResult, 'output' | 'provider' | 'latencyMs' | 'usage'>; error?: { code: string; message: string } }): void {
     const task = this.task(taskId)
     if (!task || task.status !== 'QUEUED') return
     this.d.tx.write(() => {
@@ -283,7 +285,7 @@ export class PipelineRunner {
       const r = outcome.result!
       const now = this.d.clock.now()
       this.commit(task, compute, {
-        patch: { status: 'PROCESSING', output: r.output, provider: r.provider, latencyMs: Math.max(1, Math.round(r.latencyMs)), computeStartedAt: now - Math.round(r.latencyMs), computeFinishedAt: now },
+        patch: { status: 'PROCESSING', ...computedPatch(r, task.model, this.d.stages.prices, now - Math.round(r.latencyMs), now) },
         detail: { provider: r.provider, latencyMs: Math.round(r.latencyMs), overflow: true },
       })
       this.d.jobs.enqueue('task.run', { taskId }, { dedupeKey: `task:${taskId}`, maxAttempts: 10 })
@@ -370,6 +372,22 @@ export class PipelineRunner {
       const offFull = this.d.storage.onFull(() => done())
       const cur = known ?? this.task(taskId)
       if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED' || this.d.storage.full) done()
+    })
+  }
+
+  /**
+   * Resolves with the task once it is COMPLETED, FAILED or held for approval (a door's answer waits
+   * through the overflow queue, unlike waitFor), or as it is after `ms` or on a full disk.
+   */
+  settle(taskId: string, ms: number): Promise<TaskRow | null> {
+    return new Promise((resolve) => {
+      const done = () => { clearTimeout(t); this.events.off(taskId, on); offFull(); resolve(this.task(taskId)) }
+      const on = (e: TaskEvent) => { if (e.status === 'completed' || e.status === 'failed' || e.status === 'held') done() }
+      const t = setTimeout(done, ms)
+      this.events.on(taskId, on)
+      const offFull = this.d.storage.onFull(done)
+      const cur = this.task(taskId)
+      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || this.d.storage.full) done()
     })
   }
 

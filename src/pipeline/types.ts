@@ -4,6 +4,7 @@ import type { Signer } from '../chain/signer'
 import type { Clock } from '../clock'
 import type { ComputeService, StartedCall } from '../compute/service'
 import type { OverflowQueue } from '../compute/overflow'
+import type { PriceTable } from '../compute/prices'
 import type { Ledger } from '../credits/ledger'
 import type { GuardrailStore } from '../guardrails/store'
 import type { IpfsNode } from '../ipfs/node'
@@ -30,6 +31,8 @@ export interface StageDeps {
   costOf(taskType: string): number
   compute: Pick<ComputeService, 'runNow' | 'tryRun'>
   overflow: Pick<OverflowQueue, 'enqueue'>
+  /** The models' prices: stage 3's estimated cost. */
+  prices: Pick<PriceTable, 'costOf'>
   verificationThreshold: number
   ipfs: Pick<IpfsNode, 'putJson' | 'addJson'>
   chainTips: Pick<ChainTips, 'extend'>
@@ -46,10 +49,10 @@ export interface StageDeps {
 /**
  * What a stage runs with: the task as the stages before it left it, its agent's identity
  * (AgentIdentity; what tasks move, the state root and metrics, is read where it is written), stage
- * 3's provider call when admit() started it (`started`: the first run of a task admitted here), and
- * the members of StageDeps it names.
+ * 3's provider call when admit() started it (`started`: the first run of a task admitted here), the
+ * stream of a door that streams (`onDelta`, stage 3 of the first run), and the members of StageDeps it names.
  */
-export type StageContext<D extends keyof StageDeps = keyof StageDeps> = { task: TaskRow; agent: AgentIdentity; started?: StartedCall } & Pick<StageDeps, D>
+export type StageContext<D extends keyof StageDeps = keyof StageDeps> = { task: TaskRow; agent: AgentIdentity; started?: StartedCall; onDelta?: (text: string) => void } & Pick<StageDeps, D>
 
 export interface StageResult {
   patch?: TaskPatch

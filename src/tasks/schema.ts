@@ -5,16 +5,19 @@ import { DateTime, Id, Nullable, PageParams, PROBLEM_CODE, QueryInt, WAIT } from
 /** A task type a client may ask for (docs/pipeline.md, "Task types"; `system` is internal). Anything else → 400 INVALID_TASK_TYPE. */
 export const TaskType = t.Union(TASK_TYPES.map((x) => t.Literal(x)), { description: 'one of the 12 task types', [PROBLEM_CODE]: 'INVALID_TASK_TYPE' })
 
+/** What an approval judges (docs/governance.md): `action` on submit, header `x-taskgate-action` on the doors. */
+export const TaskAction = t.Object({
+  actionType: t.Optional(t.String({ maxLength: 64 })), operation: t.Optional(t.String({ maxLength: 128 })), target: t.Optional(t.String({ maxLength: 256 })),
+  requestedValue: t.Optional(t.Number()), currency: t.Optional(t.String({ maxLength: 16 })), evidenceRefs: t.Optional(t.Array(t.String({ maxLength: 512 }), { maxItems: 32 })),
+}, { additionalProperties: false })
+
 export const SubmitBody = t.Object({
   agentId: Id(128, 'one of the operator\'s agents (an agent-bound key: its own agent)'),
   taskType: TaskType,
   prompt: t.String({ minLength: 1, maxLength: 100_000 }),
   model: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
   metadata: t.Optional(t.Record(t.String(), t.Unknown())),
-  action: t.Optional(t.Object({
-    actionType: t.Optional(t.String({ maxLength: 64 })), operation: t.Optional(t.String({ maxLength: 128 })), target: t.Optional(t.String({ maxLength: 256 })),
-    requestedValue: t.Optional(t.Number()), currency: t.Optional(t.String({ maxLength: 16 })), evidenceRefs: t.Optional(t.Array(t.String({ maxLength: 512 }), { maxItems: 32 })),
-  })),
+  action: t.Optional(TaskAction),
 })
 
 export const SubmitQuery = t.Object({ wait: t.Optional(QueryInt('seconds to wait for the result (0 = answer at once)', WAIT)) })
@@ -38,6 +41,9 @@ export const TaskDetail = t.Composite([Task, t.Object({
   receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
   attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),
   computeJobId: t.Optional(Nullable(t.String())),
+  door: Nullable(t.Union([t.Literal('openai'), t.Literal('mcp')], { description: 'the door that made the task (docs/doors.md): `openai` (/v1/chat/completions, /v1/responses), `mcp` (/mcp); null for POST /api/v1/tasks/submit' })),
+  usage: t.Optional(Nullable(t.Object({ promptTokens: t.Integer(), completionTokens: t.Integer(), totalTokens: t.Integer() }, { description: 'owner only: tokens as the provider counted them (the builtin provider counts words); null before compute' }))),
+  costUsd: t.Optional(Nullable(t.Number({ description: 'owner only: estimated cost in USD from the model\'s price (GET /api/v1/admin/prices) at compute time; null when the model has no price' }))),
   approvalId: t.Optional(Nullable(t.String({ description: 'the approval request when the task was held for approval (GET /api/v1/approvals/{id})' }))),
   prompt: t.Optional(t.String({ description: 'owner only; absent once the task failed before its debit (then `promptSha256` and `promptLength`)' })),
   promptSha256: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$', description: 'owner only, instead of `prompt` for a task that failed before its debit (refused at stage 1, or held and then denied, expired or stopped): SHA-256 of the prompt\'s UTF-8 bytes, hex; such a task keeps neither its prompt nor its metadata' })),

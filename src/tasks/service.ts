@@ -29,10 +29,16 @@ import type { TosService } from '../tos/service'
 export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
   metadata?: Record<string, unknown>; action?: Record<string, unknown>
+  /** The door the task came through (TaskRow.door); absent for the REST API. */
+  door?: 'openai' | 'mcp'
+  /** A door's conversation and sampling parameters (TaskRow.computeRequest). */
+  computeRequest?: Record<string, unknown>
+  /** A door's stream: the output as the provider sends it (PipelineRunner.admit). Not stored. */
+  onDelta?: (text: string) => void
 }
 
 /** What an Idempotency-Key is bound to: the request body as sent (the model as named, not as resolved). */
-const requestHash = (input: SubmitInput) => sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, input.model ?? null, input.metadata ?? null, input.action ?? null]))
+const requestHash = (input: SubmitInput) => sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, input.model ?? null, input.metadata ?? null, input.action ?? null, ...(input.door ? [input.door, input.computeRequest ?? null] : [])]))
 
 /** Credits per task of this type (`costs`: TASKGATE_TASK_COST, with its "default"). */
 export const taskCost = (costs: Record<string, number>, taskType: string): number => costs[taskType] ?? costs.default ?? 1
@@ -118,8 +124,9 @@ export class TaskService {
       return { task: this.d.pipeline.admit({
         id: newSortableId('task'), operatorId: p.operator.id, agentId: agent.id, keyId: p.key?.id ?? null, taskType: input.taskType,
         prompt: input.prompt, model, provider: provider.name, metadata: input.metadata ?? null, action: input.action ?? null,
+        ...(input.door ? { door: input.door, computeRequest: input.computeRequest ?? null } : {}),
         status: 'PROCESSING', stage: 0, idempotencyKey, requestHash: idempotencyKey ? hash : null, diagnostic: o.diagnostic === true, createdAt: now, updatedAt: now,
-      }, agent), replayed: false }
+      }, agent, input.onDelta), replayed: false }
     }
   }
 
@@ -194,12 +201,13 @@ export class TaskService {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode,
       creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? att?.attestation ?? null,
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
-      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.d.approvals.idForTask(t.id),
+      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.d.approvals.idForTask(t.id), door: (t.door ?? null) as 'openai' | 'mcp' | null,
     }
     if (!events) return base
     // A task that failed before its debit kept only its prompt's hash and length (PipelineRunner).
     const prompt = t.promptSha256 == null ? { prompt: t.prompt } : { promptSha256: t.promptSha256, promptLength: t.promptLength! }
-    return { ...base, failureMessage: t.failureMessage, ...prompt, output: t.output, metadata: t.metadata, timeline: events.map(answered) }
+    const usage = t.promptTokens == null ? null : { promptTokens: t.promptTokens, completionTokens: t.completionTokens ?? 0, totalTokens: t.promptTokens + (t.completionTokens ?? 0) }
+    return { ...base, failureMessage: t.failureMessage, ...prompt, output: t.output, metadata: t.metadata, usage, costUsd: t.costUsd ?? null, timeline: events.map(answered) }
   }
 
   /**

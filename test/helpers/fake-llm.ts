@@ -1,7 +1,8 @@
 // A fake LLM provider: a real HTTP server on loopback speaking the OpenAI chat-completions
 // protocol (POST /v1/chat/completions, Authorization: Bearer <key>) and the Anthropic messages
 // protocol (POST /v1/messages, x-api-key + anthropic-version). Behaviour is scripted per key;
-// every request is recorded (key, headers, body) whether or not it is answered.
+// every request is recorded (key, headers, body) whether or not it is answered. A request with
+// `stream: true` is answered with the protocol's server-sent events (content in `chunks`).
 
 export interface Gate { promise: Promise<void>; release: () => void }
 
@@ -23,6 +24,14 @@ export interface Behaviour {
   delayMs?: number
   /** ... or until this gate is released (whichever comes first when both are set). */
   gate?: Gate
+  /** Streamed answers: the content's pieces (default: the content split after each space). */
+  chunks?: string[]
+  /** Streamed answers: after the first piece, hold the rest until this gate is released. */
+  streamGate?: Gate
+  /** Streamed answers: milliseconds between pieces. */
+  chunkDelayMs?: number
+  /** Streamed answers: break off after this many pieces (an error event, then the end). */
+  failAfter?: number
 }
 
 export interface RecordedRequest {
@@ -116,6 +125,10 @@ export class FakeLLM {
     const content = b.content ?? 'fake completion'
     const promptTokens = JSON.stringify(body?.messages ?? '').length
     const completionTokens = content.split(/\s+/).length
+    if (body?.stream === true) {
+      rec.answeredWith = 200
+      return this.stream(protocol, body, b, content, { promptTokens, completionTokens })
+    }
     return protocol === 'openai'
       ? answer(200, {
           id: `chatcmpl-${rec.n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body?.model ?? 'unknown',
@@ -127,5 +140,43 @@ export class FakeLLM {
           content: [{ type: 'text', text: content }], stop_reason: 'end_turn',
           usage: { input_tokens: promptTokens, output_tokens: completionTokens },
         })
+  }
+
+  /** The answer as server-sent events in the protocol's own shape. */
+  private stream(protocol: 'openai' | 'anthropic', body: any, b: Behaviour, content: string, usage: { promptTokens: number; completionTokens: number }): Response {
+    const pieces = b.chunks ?? content.split(/(?<= )/)
+    const model = body?.model ?? 'unknown'
+    const enc = new TextEncoder()
+    const event = (data: unknown, name?: string) => enc.encode(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
+    const openai = (delta: Record<string, unknown>, finish: string | null = null) => event({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })
+    const anthropic = (data: Record<string, unknown>) => event(data, data.type as string)
+    return new Response(new ReadableStream<Uint8Array>({
+      start: async (c) => {
+        if (protocol === 'anthropic') {
+          c.enqueue(anthropic({ type: 'message_start', message: { id: 'msg_fake', type: 'message', role: 'assistant', model, content: [], usage: { input_tokens: usage.promptTokens, output_tokens: 1 } } }))
+          c.enqueue(anthropic({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }))
+        } else c.enqueue(openai({ role: 'assistant', content: '' }))
+        for (const [i, piece] of pieces.entries()) {
+          if (b.failAfter !== undefined && i === b.failAfter) {
+            c.enqueue(protocol === 'openai' ? event({ error: { message: 'scripted stream failure' } }) : anthropic({ type: 'error', error: { type: 'overloaded_error', message: 'scripted stream failure' } }))
+            c.close()
+            return
+          }
+          if (i === 1 && b.streamGate) await b.streamGate.promise
+          if (i > 0 && b.chunkDelayMs) await Bun.sleep(b.chunkDelayMs)
+          c.enqueue(protocol === 'openai' ? openai({ content: piece }) : anthropic({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }))
+        }
+        if (protocol === 'openai') {
+          c.enqueue(openai({}, 'stop'))
+          if (body?.stream_options?.include_usage) c.enqueue(event({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model, choices: [], usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens } }))
+          c.enqueue(event('[DONE]'))
+        } else {
+          c.enqueue(anthropic({ type: 'content_block_stop', index: 0 }))
+          c.enqueue(anthropic({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: usage.completionTokens } }))
+          c.enqueue(anthropic({ type: 'message_stop' }))
+        }
+        c.close()
+      },
+    }), { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } })
   }
 }
