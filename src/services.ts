@@ -15,7 +15,7 @@ import { CreditService } from './credits/service'
 import { GuardrailStore } from './guardrails/store'
 import { GuardrailRepository } from './guardrails/repository'
 import { KILL_SWITCH_CODE, KillSwitch } from './guardrails/kill-switch'
-import { IpfsNode } from './ipfs/node'
+import { importToMemory, IpfsNode } from './ipfs/node'
 import { UploadService } from './ipfs/uploads'
 import { UploadRepository } from './ipfs/repository'
 import { PioneerService } from './pioneer/service'
@@ -74,6 +74,8 @@ import { StatsRepository } from './stats/repository'
 import { Retention } from './jobs/retention'
 import { PriceTable } from './compute/prices'
 import { OpenAiDoor } from './openai/service'
+import { McpDoor } from './mcp/service'
+import pkg from '../package.json'
 
 export interface Services {
   config: Config
@@ -117,6 +119,8 @@ export interface Services {
   submit: SubmitService
   /** The OpenAI-compatible door (/v1/…). */
   openai: OpenAiDoor
+  /** The MCP door (/mcp). */
+  mcp: McpDoor
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
   wallet: WalletService
@@ -234,7 +238,8 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pruneRefusedTasks: (before, limit) => tasks.pruneRefused(before, limit),
     pruneDeliveries: (before) => outbox.prune(before),
   })
-  const proofs = new ProofDocuments(ipfs, (id) => pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version))
+  const proofs = new ProofDocuments(ipfs, (id) => pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version),
+    async (bytes) => (await importToMemory(bytes)).cid.toString(), signer.address)
   const exporter = new ExportService(clock, {
     profile: (id) => operators.profile(operators.byId(id)!),
     keys: (id) => keys.list(id).map(keyRecord),
@@ -270,6 +275,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   const submit = new SubmitService({ tasks, pipeline, x402, agents, tos })
   const openai = new OpenAiDoor({ submit, pipeline, compute, approvals, clock, log })
+  const mcp = new McpDoor({ submit, tasks, proofs, approvals, passport: { agents, operators, x402, config }, version: pkg.version })
 
   // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {
@@ -300,6 +306,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     tasks,
     submit,
     openai,
+    mcp,
     stats: new DailyStats(new StatsRepository(db), clock),
     wallet, usdc, x402, faucet,
     tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,

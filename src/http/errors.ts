@@ -57,8 +57,11 @@ export function problemResponse(status: number, code: ProblemCode, detail: strin
 /** A field path as OpenAI names a `param`: `/body/messages/0/content` → `messages.0.content`. */
 const paramOf = (path: string | undefined): string | null => path?.replace(/^\/(body\/)?/, '').replaceAll('/', '.') || null
 
-/** The OpenAI-compatible routes (docs/doors.md): their errors, unmatched paths included, take OpenAI's shape. */
-export const isOpenAiPath = (path: string): boolean => path.startsWith('/v1/')
+/**
+ * The OpenAI-compatible routes (docs/doors.md): their errors, unmatched paths under /v1/ included,
+ * take OpenAI's shape; /v1/prior/ (the upload route kept from the anchor API) keeps problem+json.
+ */
+export const isOpenAiPath = (path: string): boolean => path.startsWith('/v1/') && !path.startsWith('/v1/prior/')
 
 /** OpenAI's error `type` for a status (what its clients map to their error classes). */
 function openAiType(status: number): string {

@@ -7,7 +7,7 @@ import type { Services } from '../services'
 import { ChatChunk, ChatCompletion, ChatRequest, ModelList, ModelObject, ResponseObject, ResponsesRequest } from './schema'
 
 const tags = ['OpenAI-compatible']
-const TASK_HEADERS = { 'x-taskgate-task-id': 'x-taskgate-task-id', 'x-taskgate-receipt-cid': 'x-taskgate-receipt-cid', 'x-taskgate-attestation-uid': 'x-taskgate-attestation-uid' } as const
+const TASK_HEADERS = { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE', 'x-taskgate-task-id': 'x-taskgate-task-id', 'x-taskgate-receipt-cid': 'x-taskgate-receipt-cid', 'x-taskgate-attestation-uid': 'x-taskgate-attestation-uid' } as const
 const DOOR_ERRORS = errorsOf(PAYMENT_ERRORS, {
   400: ['UNKNOWN_MODEL', 'INVALID_TASK_TYPE', 'INVALID_IDEMPOTENCY_KEY', 'AGENT_ID_REQUIRED', 'INVALID_ACTION_HEADER', 'UNSUPPORTED_PARAMETER', 'PROMPT_REQUIRED', 'PROMPT_TOO_LONG'],
   403: ['AGENT_KEY_MISMATCH', 'GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE', 'TOS_NOT_ACCEPTED', 'APPROVAL_REQUIRED'],

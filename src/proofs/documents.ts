@@ -6,7 +6,9 @@
 // (two random-key indexes, written with every task; docs/performance.md, Checkpoints).
 import type { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
-import type { IpfsNode } from '../ipfs/node'
+import { verifyReceipt } from '../chain/signer'
+import { badRequest, notFound } from '../http/errors'
+import { parseCid, type IpfsNode } from '../ipfs/node'
 import type { TaskRow } from '../tasks/types'
 
 export type ProofKind = 'receipt' | 'task'
@@ -22,7 +24,31 @@ export class ProofDocuments {
     private ipfs: Pick<IpfsNode, 'block' | 'has' | 'cat'>,
     private task: (id: string) => TaskRow | null,
     private tosAcceptanceTask: (operatorId: string, version: string) => string | null,
+    /** Content re-hashed to its CID (the embedded IPFS node's importer). */
+    private recomputeCid: (bytes: Uint8Array) => Promise<string>,
+    /** The service signer's address: a receipt's signer is checked against it. */
+    private signerAddress: string,
   ) {}
+
+  /**
+   * A proof checked as a client would (GET /api/v1/public/proof/:cid, the MCP tool verify_receipt):
+   * the document under the CID, its content re-hashed to the CID and, for a receipt, its EIP-712
+   * signature verified. 400 INVALID_CID, 404 NOT_FOUND for anything that is not a task's proof.
+   */
+  async verify(cidText: string) {
+    const cid = parseCid(cidText)
+    if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
+    const found = await this.find(cid)
+    if (!found) throw notFound('proof')
+    const { kind, bytes, doc, task } = found
+    const key = cid.toString()
+    const cidMatches = (await this.recomputeCid(bytes)) === key
+    if (kind === 'receipt') {
+      const signatureValid = await verifyReceipt(doc as never)
+      return { cid: key, kind, doc, task, verification: { signatureValid, signer: String(doc.signer), signerKnown: String(doc.signer).toLowerCase() === this.signerAddress.toLowerCase(), cidMatches } }
+    }
+    return { cid: key, kind, doc, task, verification: { cidMatches } }
+  }
 
   /** The receipt or task document stored under `cid`, with its task; null for anything else. */
   async find(cid: CID): Promise<ProofDocument | null> {

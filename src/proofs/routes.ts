@@ -1,18 +1,14 @@
 // Verifiable outputs: attestations, proof receipts by CID, verification proofs, the published signers.
 import { t } from 'elysia'
 import { verifyTypedData } from 'viem'
-import { badRequest, notFound } from '../http/errors'
+import { notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
 import { Cid, Hash32 } from '../http/schemas'
 import { Task } from '../tasks/schema'
-import { importToMemory, parseCid } from '../ipfs/node'
-import { TASK_SCHEMA, TASK_SCHEMA_UID, verifyReceipt } from '../chain/signer'
+import { TASK_SCHEMA, TASK_SCHEMA_UID } from '../chain/signer'
 import type { Services } from '../services'
 
 /** Recomputes a CID from bytes with the importer settings the node uses, without storing anything. */
-async function recomputeCid(bytes: Uint8Array): Promise<string> {
-  return (await importToMemory(bytes)).cid.toString()
-}
 
 /** A verification record without the notes that quote the output (e.g. the sentiment label), for public pages. */
 function publicVerificationRecord(v: Record<string, unknown> | null) {
@@ -111,22 +107,10 @@ export function proofRoutes(s: Services) {
         content: { route: 'GET /ipfs/:cid', parameters: { cid: '$response.body#/cid' } },
       } } },
       handler: async ({ params }) => {
-        const cid = parseCid(params.cid)
-        if (!cid) throw badRequest('INVALID_CID', 'not a valid CID')
-        const found = await s.proofs.find(cid)
-        if (!found) throw notFound('proof')
-        const { kind, bytes, doc, task } = found
-        const key = cid.toString()
-        const cidMatches = (await recomputeCid(bytes)) === key
-        if (kind === 'receipt') {
-          const signatureValid = await verifyReceipt(doc as never)
-          return {
-            cid: key, kind: 'receipt', receipt: doc,
-            verification: { signatureValid, signer: doc.signer, signerKnown: String(doc.signer).toLowerCase() === s.signer.address.toLowerCase(), cidMatches },
-            task: s.tasks.publicView(task),
-          }
-        }
-        return { cid: key, kind: 'task', document: doc, verification: { cidMatches }, task: s.tasks.publicView(task) }
+        const { cid, kind, doc, task, verification } = await s.proofs.verify(params.cid)
+        return kind === 'receipt'
+          ? { cid, kind, receipt: doc, verification, task: s.tasks.publicView(task) }
+          : { cid, kind, document: doc, verification, task: s.tasks.publicView(task) }
       },
     }),
   ]

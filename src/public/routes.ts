@@ -1,12 +1,11 @@
 // Public read endpoints: platform statistics (all-time and per day) and agent passports (no credential).
 import { t } from 'elysia'
-import { nextTrustLevel } from '../agents/fingerprint'
-import { notFound } from '../http/errors'
 import { defineRoute } from '../http/route'
 import { DateTime, Id, type IntBounds, QueryInt, queryInt } from '../http/schemas'
 import { SCORE_FORMULA } from './leaderboard'
 import { X402State } from '../money/routes'
 import type { Services } from '../services'
+import { passportOf } from './passport'
 import { DAILY_DESCRIPTION, DailyQuery, DailySeries } from '../stats/schema'
 
 
@@ -57,20 +56,7 @@ export function publicRoutes(s: Services) {
           }), { description: 'every one must be met (and QUARANTINE\'s conditions avoided)' }),
         }), t.Null()], { description: 'what it takes to reach the next trust level; null at TRUSTED' }),
       }) } },
-      handler: ({ params }) => {
-        const a = s.agents.byId(params.agentId)
-        if (!a) throw notFound('agent')
-        const trust = s.agents.trust(a)
-        const wallet = s.operators.byId(a.operatorId)?.walletAddress ?? null
-        const x402 = wallet ? s.x402.walletState(wallet)
-          : { blocked: false, reason: null, walletChecked: null, rateLimitMax: s.config.x402.maxPaidPerHour, rateLimitRemaining: null, rateLimitResetMs: null, rateLimitResetUnix: null }
-        return {
-          agentId: a.id, displayName: a.displayName, trustLevel: trust.trustLevel, ari: trust.ari, vci: trust.vci, cq: trust.cq, driftScore: trust.driftScore,
-          totalTasks: a.totalTasks, verifiedTasks: a.verifiedTasks, enrolledAt: new Date(a.createdAt).toISOString(),
-          lastActiveAt: a.lastActiveAt ? new Date(a.lastActiveAt).toISOString() : null, x402,
-          nextLevel: nextTrustLevel(trust.trustLevel, a.totalTasks, trust),
-        }
-      },
+      handler: ({ params }) => passportOf(s, params.agentId),
     }),
   ]
 }

@@ -1,0 +1,19 @@
+// HTTP for the MCP door (docs/doors.md, "MCP"): one operation, POST /mcp (Streamable HTTP,
+// stateless; GET and DELETE answer 405 as a server without sessions should).
+import { t } from 'elysia'
+import { defineRoute, type RouteDef } from '../http/route'
+import type { Services } from '../services'
+
+export function mcpRoutes(s: Services): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/mcp', auth: 'either', longLived: true, tags: ['MCP'],
+      body: t.Object({ jsonrpc: t.Literal('2.0'), method: t.Optional(t.String({ maxLength: 256 })) }, { additionalProperties: true, description: 'one JSON-RPC 2.0 message of the Model Context Protocol' }),
+      summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
+      description: 'Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request\'s credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit.',
+      requestHeaders: ['X-PAYMENT'],
+      responses: { 200: { description: 'the JSON-RPC answer', schema: t.Object({ jsonrpc: t.Literal('2.0') }, { additionalProperties: true }) }, 202: { description: 'a notification or response accepted (no body)' } },
+      handler: (c) => s.mcp.handle({ principal: c.auth, request: c.request, ip: () => c.ip }, c.body),
+    }),
+  ]
+}

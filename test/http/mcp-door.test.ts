@@ -1,0 +1,116 @@
+// The MCP door over real HTTP with the official SDK's client (Streamable HTTP): the six tools,
+// their schemas, scoping by credential, refusals as isError results, and a receipt obtained
+// through submit_task that verify_receipt and viem both accept.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { checkReceipt, textHash } from '../helpers/receipts'
+import { startServer, type TestServer } from '../helpers/server'
+
+let s: TestServer
+let admin: string
+let op: { token: string; id: string; agent: any }
+const clients: Client[] = []
+
+beforeAll(async () => {
+  s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
+  admin = await s.setupAdmin()
+  op = await s.operatorWithAgent('mcp-op', ['general', 'sentiment_analysis'])
+}, 30_000)
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {})
+  await s?.cleanup()
+})
+
+/** An MCP client as a user configures it: the URL and an Authorization header. */
+async function connect(credential: string): Promise<Client> {
+  const client = new Client({ name: 'taskgate-test', version: '1.0.0' })
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${credential}` } } })
+  await client.connect(transport)
+  clients.push(client)
+  return client
+}
+
+describe('MCP door', () => {
+  test('lists the six tools, each with an input and an output schema', async () => {
+    const c = await connect(op.agent.apiKey)
+    const { tools } = await c.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_passport', 'get_task', 'list_tasks', 'pending_approvals', 'submit_task', 'verify_receipt'])
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object')
+      expect(t.outputSchema?.type).toBe('object')
+    }
+    expect(c.getServerVersion()?.name).toBe('taskgate')
+  })
+
+  test('submit_task runs the pipeline; verify_receipt and viem accept its receipt', async () => {
+    const c = await connect(op.agent.apiKey)
+    const r = await c.callTool({ name: 'submit_task', arguments: { prompt: 'The gateway signs receipts. Receipts verify anywhere. That is the point.', waitSeconds: 30 } })
+    expect(r.isError).toBeFalsy()
+    const task = (r.structuredContent as any).task
+    expect(task).toMatchObject({ status: 'COMPLETED', agentId: op.agent.agentId, taskType: 'general' })
+    expect(task.receiptCid).toBeTruthy()
+    const detail = (await s.get(`/api/v1/tasks/${task.id}`, { token: op.token })).body
+    expect(detail.door).toBe('mcp')
+    expect(detail.timeline).toHaveLength(8)
+    const v = await c.callTool({ name: 'verify_receipt', arguments: { cid: task.receiptCid } })
+    expect(v.structuredContent).toMatchObject({ kind: 'receipt', signatureValid: true, cidMatches: true, signerKnown: true, taskId: task.id })
+    const receipt = await checkReceipt(s.url, task.receiptCid)
+    expect(receipt.valid && receipt.listed).toBe(true)
+    expect(receipt.message.outputHash).toBe(textHash(task.output))
+
+    const got = await c.callTool({ name: 'get_task', arguments: { taskId: task.id } })
+    expect((got.structuredContent as any).task.output).toBe(task.output)
+    const list = await c.callTool({ name: 'list_tasks', arguments: { status: 'COMPLETED', limit: 5 } })
+    expect((list.structuredContent as any).tasks.map((t: any) => t.id)).toContain(task.id)
+    const passport = await c.callTool({ name: 'get_passport', arguments: { agentId: op.agent.agentId } })
+    expect((passport.structuredContent as any).totalTasks).toBeGreaterThanOrEqual(1)
+  })
+
+  test('refusals are tool results with isError naming the code', async () => {
+    const other = await s.operatorWithAgent('mcp-killed', ['general'])
+    expect((await s.patch('/api/v1/operator/kill-switch', { active: true, reason: 'mcp test' }, { token: other.token })).status).toBe(200)
+    const c = await connect(other.agent.apiKey)
+    const r = await c.callTool({ name: 'submit_task', arguments: { prompt: 'anything at all' } })
+    expect(r.isError).toBe(true)
+    expect((r.content as any)[0].text).toStartWith('KILL_SWITCH_ACTIVE')
+  })
+
+  test('an agent-bound key acts only for its agent; another operator\'s task is not found', async () => {
+    const other = await s.operatorWithAgent('mcp-other', ['general'])
+    const c = await connect(op.agent.apiKey)
+    const mismatch = await c.callTool({ name: 'submit_task', arguments: { prompt: 'hi there', agentId: other.agent.agentId } })
+    expect(mismatch.isError).toBe(true)
+    expect((mismatch.content as any)[0].text).toStartWith('AGENT_KEY_MISMATCH')
+    const theirs = await (await connect(other.agent.apiKey)).callTool({ name: 'submit_task', arguments: { prompt: 'Their task. Private to them.' } })
+    const id = (theirs.structuredContent as any).task.id
+    const read = await c.callTool({ name: 'get_task', arguments: { taskId: id } })
+    expect(read.isError).toBe(true)
+    expect((read.content as any)[0].text).toStartWith('NOT_FOUND')
+  })
+
+  test('an operator token names the agent; pending_approvals lists held work', async () => {
+    const held = await s.operatorWithAgent('mcp-held', ['general'])
+    expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 10 }, { token: held.token })).status).toBe(200)
+    expect((await s.post('/api/v1/admin/clock/advance', { ms: 31_000 }, { token: admin })).status).toBe(200)
+    const sub = await s.post('/api/v1/tasks/submit?wait=0', { agentId: held.agent.agentId, taskType: 'general', prompt: 'Pay the invoice.', action: { requestedValue: 500 } }, { token: held.token })
+    expect(sub.body.status).toBe('PENDING_APPROVAL')
+    const c = await connect(held.token)
+    const noAgent = await c.callTool({ name: 'submit_task', arguments: { prompt: 'who am I' } })
+    expect(noAgent.isError).toBe(true)
+    expect((noAgent.content as any)[0].text).toStartWith('AGENT_ID_REQUIRED')
+    const p = await c.callTool({ name: 'pending_approvals', arguments: {} })
+    expect((p.structuredContent as any).pending.map((x: any) => x.taskId)).toContain(sub.body.id)
+  })
+
+  test('no credential or a bad one → 401 with WWW-Authenticate', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    for (const auth of [{}, { authorization: 'Bearer tg_live_not_a_real_key' }]) {
+      const r = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, ...auth }, body })
+      expect(r.status).toBe(401)
+      expect(r.headers.get('www-authenticate')).toContain('Bearer')
+    }
+    await expect(connect('tg_live_not_a_real_key')).rejects.toThrow()
+  })
+})
