@@ -252,11 +252,13 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       const content = isOpenAiPath(r.path)
         ? { 'application/json': { schema: { $ref: '#/components/schemas/OpenAiError', properties: { error: { properties: { code: { type: 'string', enum: list.map((c) => c.toLowerCase()) } } } } } } }
         : { 'application/problem+json': { schema: { $ref: schema, properties: { code: { type: 'string', enum: list } } } } }
+      const declared = responses[String(status)] as Json | undefined // a route's own answer with this status (another media type) stays beside the problem
+      if (declared) statusCount--
       responses[String(status)] = {
-        description: `${TITLES[status] ?? 'Error'}. ${list.map((c) => `\`${c}\`: ${PROBLEM_CODES[c]}`).join('; ')}.`,
+        description: `${declared ? `${declared.description} ` : ''}${TITLES[status] ?? 'Error'}. ${list.map((c) => `\`${c}\`: ${PROBLEM_CODES[c]}`).join('; ')}.`,
         'x-problem-codes': list,
         headers: common(extra, auth || status === 429),
-        content,
+        content: { ...(declared?.content as Json | undefined), ...content },
       }
       statusCount++
     }

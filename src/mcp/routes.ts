@@ -12,7 +12,11 @@ export function mcpRoutes(s: Services): RouteDef[] {
       summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
       description: 'Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request\'s credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit.',
       requestHeaders: ['X-PAYMENT'],
-      responses: { 200: { description: 'the JSON-RPC answer', schema: t.Object({ jsonrpc: t.Literal('2.0') }, { additionalProperties: true }) }, 202: { description: 'a notification or response accepted (no body)' } },
+      responses: {
+        200: { description: 'the JSON-RPC answer', schema: t.Object({ jsonrpc: t.Literal('2.0') }, { additionalProperties: true }) },
+        202: { description: 'a notification or response accepted (no body)' },
+        400: { description: 'A message the MCP SDK cannot take answers a JSON-RPC error (`application/json`).', schema: t.Object({ jsonrpc: t.Literal('2.0'), error: t.Object({ code: t.Integer(), message: t.String() }, { additionalProperties: true }), id: t.Union([t.String(), t.Number(), t.Null()]) }) },
+      },
       handler: (c) => s.mcp.handle({ principal: c.auth, request: c.request, ip: () => c.ip }, c.body),
     }),
   ]

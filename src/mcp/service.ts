@@ -49,6 +49,19 @@ function taskOut(d: Record<string, unknown>): z.infer<typeof TaskOut> {
 /** A tool's answer: the structured result and the same as text (for clients that show text only). */
 const result = <T extends Record<string, unknown>>(structured: T) => ({ structuredContent: structured, content: [{ type: 'text' as const, text: JSON.stringify(structured) }] })
 
+/**
+ * The transport insists on `Accept: application/json, text/event-stream` (the protocol asks clients
+ * to send both) and answers 406 otherwise; a hand-made call (curl) that sends neither is served as
+ * if it had, since the answer is JSON either way.
+ */
+function acceptingBoth(request: Request): Request {
+  const accept = request.headers.get('accept') ?? ''
+  if (accept.includes('application/json') && accept.includes('text/event-stream')) return request
+  const headers = new Headers(request.headers)
+  headers.set('accept', 'application/json, text/event-stream')
+  return new Request(request.url, { method: request.method, headers })
+}
+
 export class McpDoor {
   constructor(private d: McpDoorDeps) {}
 
@@ -58,7 +71,7 @@ export class McpDoor {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
-      return await transport.handleRequest(call.request, { parsedBody: body })
+      return await transport.handleRequest(acceptingBoth(call.request), { parsedBody: body })
     } finally {
       void server.close()
     }

@@ -207,3 +207,13 @@ export async function createOwner(s: TestServer, admin: string, login: string, t
     approval,
   }
 }
+
+/** Whether a path answers errors in OpenAI's shape (the OpenAI-compatible routes, docs/doors.md). */
+export const isOpenAiPath = (path: string): boolean => path.startsWith('/v1/') && !path.startsWith('/v1/prior/')
+
+/** The problem code of an error answer: `code` of a problem, or OpenAI's `error.code` (lower case) upper-cased. */
+export function errorCode(r: { body?: any }): string | undefined {
+  if (typeof r.body?.code === 'string') return r.body.code
+  const c = r.body?.error?.code
+  return typeof c === 'string' ? c.toUpperCase() : undefined
+}

@@ -13,7 +13,7 @@
 // for `id`/`cid` by path); an operation with a path parameter PARAMS has no value for fails, so
 // no route can be added without being covered.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createOwner, fillPath, LIFTED_LIMITS_ENV, operationsOf, send, type Operation, type Owner } from '../helpers/operations'
+import { createOwner, errorCode, fillPath, LIFTED_LIMITS_ENV, operationsOf, send, type Operation, type Owner } from '../helpers/operations'
 import { SchemaArbs } from '../helpers/schema-arb'
 import { startServer, type Res } from '../helpers/server'
 
@@ -99,6 +99,8 @@ const PARAMS: Record<string, (op: Operation) => Omit<Ref, 'name'> | undefined> =
   proof: () => (owner.task.verificationProof ? { value: owner.task.verificationProof, scope: 'public' } : undefined),
   address: () => ({ value: owner.wallet, scope: 'public' }),
   taskId: () => ({ value: owner.task.id, scope: 'agent' }),
+  // a model name: /v1/models/{model} reads the pool (any credential), /api/v1/admin/prices/{model} is the administrator's
+  model: (op) => ({ value: 'builtin', scope: op.template.startsWith('/api/v1/admin/') ? 'admin' : 'public' }),
   id: (op) => {
     if (op.template.startsWith('/api/v1/tasks/')) return { value: owner.task.id, scope: 'agent' }
     if (op.template.startsWith('/api/v1/admin/operators/')) return { value: owner.operatorId, scope: 'operator' }
@@ -238,12 +240,12 @@ async function runCell(op: Operation, id: Identity, failures: string[]): Promise
   const r = await send(s, op, url, { token: id.token, key: id.key, body, raw })
   stats.cells++
   const where = `${id.name}: ${op.method} ${url}`
-  if (process.env.AUTHZ_VERBOSE) console.error(`${where} → ${r.status} ${r.body?.code ?? ''} (expected ${'refuse' in want ? `${want.refuse} ${want.codes.join('|')}` : want.allow})`)
+  if (process.env.AUTHZ_VERBOSE) console.error(`${where} → ${r.status} ${errorCode(r) ?? ''} (expected ${'refuse' in want ? `${want.refuse} ${want.codes.join('|')}` : want.allow})`)
   if (r.status >= 500) { failures.push(`${where} → ${r.status} ${r.text.slice(0, 200)}`); return }
   if ('refuse' in want) {
     stats.refusals++
     if (r.status !== want.refuse) failures.push(`${where} → ${r.status}, expected ${want.refuse}${want.codes.length ? ` ${want.codes.join('|')}` : ''}: ${r.text.slice(0, 200)}`)
-    else if (want.codes.length && !want.codes.includes(r.body?.code)) failures.push(`${where} → ${r.status} ${r.body?.code}, expected code ${want.codes.join('|')}`)
+    else if (want.codes.length && !want.codes.includes(errorCode(r)!)) failures.push(`${where} → ${r.status} ${errorCode(r)}, expected code ${want.codes.join('|')}`)
     const leaked = leaks(r, [...PRIVATE, ...IDENTIFYING])
     if (leaked.length) failures.push(`${where} → the refusal carries the owner's data: ${leaked.join(', ')}`)
   } else {

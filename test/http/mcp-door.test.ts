@@ -106,7 +106,7 @@ describe('MCP door', () => {
   test('no credential or a bad one → 401 with WWW-Authenticate', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-    for (const auth of [{}, { authorization: 'Bearer tg_live_not_a_real_key' }]) {
+    for (const auth of [{}, { authorization: 'Bearer tg_live_not_a_real_key' }] as Record<string, string>[]) {
       const r = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, ...auth }, body })
       expect(r.status).toBe(401)
       expect(r.headers.get('www-authenticate')).toContain('Bearer')

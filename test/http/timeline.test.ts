@@ -88,6 +88,9 @@ describe('upgrade from events in task_events (migration 0013)', () => {
         // ... and 0014's two columns and two indexes
         for (const index of ['tasks_refused_idx', 'approvals_agent_idx']) db.run(`DROP INDEX ${index}`)
         for (const column of ['prompt_sha256', 'prompt_length']) db.run(`ALTER TABLE tasks DROP COLUMN ${column}`)
+        // ... and 0016's price table and task columns
+        db.run('DROP TABLE model_prices')
+        for (const column of ['door', 'compute_request', 'prompt_tokens', 'completion_tokens', 'cost_usd']) db.run(`ALTER TABLE tasks DROP COLUMN ${column}`)
         db.run('DELETE FROM __drizzle_migrations WHERE created_at >= ?1', [journalEntries.find((e) => e.tag === '0013_task_timeline')!.when])
       })()
     } finally { db.close() }
