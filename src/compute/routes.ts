@@ -57,7 +57,7 @@ export function computeRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/admin/prices', auth: 'bearer', admin: true, tags: ['Admin'],
       summary: 'The models\' prices (USD per million tokens)',
-      description: 'Stage 3 records each task\'s tokens and its estimated cost from its model\'s price at that time (`costUsd` on the task, the export and the daily stats); a model without a price costs null.',
+      description: 'Stage 3 records each task\'s tokens and its estimated cost from its model\'s price at that time (`usage` and `costUsd` on the owner\'s task view); a model without a price costs null.',
       responses: { 200: { description: 'prices, by model', schema: t.Array(ModelPrice) } },
       handler: () => s.prices.list(),
     }),

@@ -208,8 +208,8 @@ export async function createOwner(s: TestServer, admin: string, login: string, t
   }
 }
 
-/** Whether a path answers errors in OpenAI's shape (the OpenAI-compatible routes, docs/doors.md). */
-export const isOpenAiPath = (path: string): boolean => path.startsWith('/v1/') && !path.startsWith('/v1/prior/')
+/** Whether a path answers errors in OpenAI's shape (the OpenAI-compatible routes, docs/doors.md): the server's own rule. */
+export { isOpenAiPath } from '../../src/http/errors'
 
 /** The problem code of an error answer: `code` of a problem, or OpenAI's `error.code` (lower case) upper-cased. */
 export function errorCode(r: { body?: any }): string | undefined {

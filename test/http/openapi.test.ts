@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { expectProblem, ROOT, startServer, type TestServer } from '../helpers/server'
+import { isOpenAiPath } from '../helpers/operations'
 
 // GitHub sign-in configured (never reached: loopback URLs), so its routes document their real statuses
 const ENV = {
@@ -121,7 +122,7 @@ describe('statuses', () => {
       for (const [status, r] of Object.entries<any>(o.responses)) {
         if (Number(status) < 400) continue
         if (status === '431') { expect(r).toEqual({ $ref: '#/components/responses/RequestHeaderFieldsTooLarge' }); continue } // answered by the HTTP server, no body
-        if (path.startsWith('/v1/') && !path.startsWith('/v1/prior/')) { // the OpenAI-compatible routes: OpenAI's error shape, the same codes in lower case
+        if (isOpenAiPath(path)) { // the OpenAI-compatible routes: OpenAI's error shape, the same codes in lower case
           expect(r.content['application/json'].schema.$ref, `${method} ${path} ${status}`).toBe('#/components/schemas/OpenAiError')
           expect(r.content['application/json'].schema.properties.error.properties.code.enum).toEqual(r['x-problem-codes'].map((c: string) => c.toLowerCase()))
           continue
