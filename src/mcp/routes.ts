@@ -8,7 +8,10 @@ export function mcpRoutes(s: Services): RouteDef[] {
   return [
     defineRoute({
       method: 'POST', path: '/mcp', auth: 'either', longLived: true, tags: ['MCP'],
-      body: t.Object({ jsonrpc: t.Literal('2.0'), method: t.Optional(t.String({ maxLength: 256 })) }, { additionalProperties: true, description: 'one JSON-RPC 2.0 message of the Model Context Protocol' }),
+      body: t.Object({
+        jsonrpc: t.Literal('2.0'), method: t.String({ minLength: 1, maxLength: 256 }), id: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Integer()])),
+        params: t.Optional(t.Object({}, { additionalProperties: true })),
+      }, { description: 'one JSON-RPC 2.0 request or notification of the Model Context Protocol (this stateless server sends no requests, so it takes no responses)' }),
       summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
       description: 'Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request\'s credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit.',
       requestHeaders: ['X-PAYMENT'],

@@ -88,10 +88,13 @@ export async function send(s: TestServer, op: Operation, url: string, o: ReqOpti
   const headers: Record<string, string> = { ...o.headers }
   if (o.token) headers.authorization = `Bearer ${o.token}`
   if (o.key) headers['x-api-key'] = o.key
+  // an operation that may answer a stream can still take a body (the doors' `stream: true`)
+  const body = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body))
+  if (o.body !== undefined && o.raw === undefined) headers['content-type'] ??= 'application/json'
   const ac = new AbortController()
   const timer = setTimeout(() => ac.abort(), timeoutMs)
   try {
-    const res = await fetch(s.url + url, { method: op.method, headers, signal: ac.signal })
+    const res = await fetch(s.url + url, { method: op.method, headers, body, signal: ac.signal })
     const streaming = (res.headers.get('content-type') ?? '').startsWith('text/event-stream')
     const text = streaming ? await readFor(res, streamMs) : await res.text()
     if (streaming) ac.abort()
