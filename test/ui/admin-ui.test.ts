@@ -116,7 +116,7 @@ describe.skipIf(!available)('admin UI', () => {
     expect((await s.patch(`/api/v1/admin/operators/${me.id}`, { tierOverride: 'PRO' }, { token })).status).toBe(200)
     await page.goto(`${s.url}/#/compliance`)
     await page.locator('button:has-text("Accept version 1")').click()
-    await page.locator('text=version 1').first().waitFor()
+    await page.locator('.badge.green:has-text("version 1")').waitFor() // the Accepted badge (the button itself also says "version 1")
     expect((await s.get('/api/v1/operator/tos/status', { token })).body).toMatchObject({ accepted: true, version: '1' })
     await page.locator('button:has-text("Generate a certificate now")').click()
     await page.locator('td:has-text("PRO")').first().waitFor()
