@@ -275,7 +275,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   const submit = new SubmitService({ tasks, pipeline, x402, agents, tos })
   const openai = new OpenAiDoor({ submit, pipeline, compute, approvals, clock, log })
-  const mcp = new McpDoor({ submit, tasks, proofs, approvals, passport: { agents, operators, x402, config }, version: pkg.version })
+  const mcp = new McpDoor({ origins: { publicUrl: config.publicUrl, loopbackOnly: ['127.0.0.1', 'localhost', '::1'].includes(config.host) }, submit, tasks, proofs, approvals, passport: { agents, operators, x402, config }, version: pkg.version })
 
   // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {

@@ -68,6 +68,7 @@ export const PROBLEM_CODES = {
   AGENT_LIMIT_REACHED: 'the tier\'s agent limit is reached (`limit`)',
   AGENT_ARCHIVED: 'an archived agent cannot be changed',
   KEY_LIMIT_REACHED: 'the tier\'s key limit is reached (`limit`)',
+  ORIGIN_NOT_ALLOWED: '/mcp refuses a request from another site\'s page (its Origin is not this server\'s), or, on a server listening on loopback only, one addressed to a non-loopback name (DNS rebinding)',
   APPROVAL_REQUIRED: 'a door call held for human approval: the task waits PENDING_APPROVAL (headers `x-taskgate-task-id`, `x-taskgate-approval-id`); its result appears on the task once approved',
   GUARDRAIL_BLOCKED: 'the operator\'s policy blocked the request; on a submission `task` is the FAILED task; a compute request creates no job; no credit spent',
   KILL_SWITCH_ACTIVE: 'the operator\'s kill-switch is on: submissions and compute requests are refused and nothing is recorded for them, no task and no job (held and queued work was failed and refunded)',

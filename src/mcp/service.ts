@@ -10,13 +10,18 @@ import { TASK_TYPES } from '../agents/schema'
 import type { ApprovalService } from '../approvals/service'
 import { scopeOf } from '../approvals/service'
 import { actingAgent, canRead, type Principal } from '../http/auth'
-import { badRequest, notFound, ProblemError } from '../http/errors'
+import { badRequest, forbidden, notFound, ProblemError } from '../http/errors'
 import type { ProofDocuments } from '../proofs/documents'
 import { passportOf, type PassportDeps } from '../public/passport'
 import type { TaskService } from '../tasks/service'
 import type { SubmitService } from '../tasks/submit'
 
 export interface McpDoorDeps {
+  /**
+   * Which Host and Origin headers /mcp answers (DNS rebinding, docs/doors.md "MCP"): `publicUrl`
+   * (TASKGATE_PUBLIC_URL, may be empty) and whether the server listens on loopback only.
+   */
+  origins: { publicUrl: string; loopbackOnly: boolean }
   submit: Pick<SubmitService, 'submit'>
   tasks: Pick<TaskService, 'get' | 'detail' | 'list'>
   proofs: Pick<ProofDocuments, 'verify'>
@@ -49,6 +54,28 @@ function taskOut(d: Record<string, unknown>): z.infer<typeof TaskOut> {
 /** A tool's answer: the structured result and the same as text (for clients that show text only). */
 const result = <T extends Record<string, unknown>>(structured: T) => ({ structuredContent: structured, content: [{ type: 'text' as const, text: JSON.stringify(structured) }] })
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+const hostOf = (hostHeader: string) => hostHeader.replace(/:\d+$/, '').toLowerCase()
+
+/**
+ * The Streamable HTTP transport's rule against DNS rebinding: a page on another site must not drive
+ * /mcp through the user's browser. A request with an `Origin` is served only from the server's own
+ * origin (the Host it was sent to, or TASKGATE_PUBLIC_URL); a server listening on loopback only,
+ * without a public URL, answers only requests addressed to a loopback name. 403 ORIGIN_NOT_ALLOWED.
+ * (Every call needs a credential too, which a rebinding page does not have.)
+ */
+function assertNotRebound(request: Request, o: McpDoorDeps['origins']): void {
+  const host = request.headers.get('host') ?? ''
+  if (o.loopbackOnly && !o.publicUrl && !LOOPBACK_HOSTS.has(hostOf(host))) throw forbidden('ORIGIN_NOT_ALLOWED', `this server answers /mcp on loopback names only, not ${hostOf(host) || 'a request without Host'}`)
+  const origin = request.headers.get('origin')
+  if (origin === null) return
+  let originHost: string
+  try { originHost = new URL(origin).host.toLowerCase() } catch { throw forbidden('ORIGIN_NOT_ALLOWED', 'the Origin header is not a URL') }
+  const allowed = new Set([host.toLowerCase()])
+  if (o.publicUrl) allowed.add(new URL(o.publicUrl).host.toLowerCase())
+  if (!allowed.has(originHost)) throw forbidden('ORIGIN_NOT_ALLOWED', `requests from ${origin} are not served on /mcp`)
+}
+
 /**
  * The transport insists on `Accept: application/json, text/event-stream` (the protocol asks clients
  * to send both) and answers 406 otherwise; a hand-made call (curl) that sends neither is served as
@@ -67,6 +94,7 @@ export class McpDoor {
 
   /** Answers one Streamable HTTP request (`body`: its JSON-RPC message, already parsed and size-checked by the HTTP layer). */
   async handle(call: McpCall, body: unknown): Promise<Response> {
+    assertNotRebound(call.request, this.d.origins)
     const server = this.server(call)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)

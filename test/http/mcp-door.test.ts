@@ -103,6 +103,17 @@ describe('MCP door', () => {
     expect((p.structuredContent as any).pending.map((x: any) => x.taskId)).toContain(sub.body.id)
   })
 
+  test('DNS rebinding: another site\'s Origin, or a non-loopback Host on a loopback server, → 403', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    const send = (headers: Record<string, string>) => fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${op.agent.apiKey}`, ...headers }, body })
+    const evil = await send({ origin: 'http://evil.example' })
+    expect(evil.status).toBe(403)
+    expect((await evil.json() as any).code).toBe('ORIGIN_NOT_ALLOWED')
+    expect((await send({ host: 'evil.example' })).status).toBe(403)
+    expect((await send({ origin: s.url })).status).toBe(200)
+    expect((await send({ host: `localhost:${new URL(s.url).port}` })).status).toBe(200)
+  })
+
   test('no credential or a bad one → 401 with WWW-Authenticate', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
