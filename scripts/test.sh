@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the test suite and ends with one line "N passed, N failed" (bun test prints counts on
 # stderr as " N pass" / " N fail"). Keeps bun's exit code.
-# test/interop (checks by third-party code: EAS SDK, ethers, Coinbase's x402 client, openapi-typescript)
+# test/interop (checks by third-party code: EAS SDK, ethers, Coinbase's x402 client, openapi-typescript,
+# the openai client, the Vercel AI SDK)
 # has its own package.json: it runs when `npm run interop:install` has installed it, and is skipped
 # with a warning otherwise (TASKGATE_REQUIRE_INTEROP=1, set by CI, makes that an error).
 set -o pipefail
@@ -15,7 +16,7 @@ if [ ! -f test/interop/node_modules/.package-lock.json ]; then
     echo "0 passed, 1 failed, 0 skipped"
     exit 1
   fi
-  interop_warning="warning: test/interop skipped (its packages are not installed: npm run interop:install, ~210 MB); the receipts, attestations, payments and OpenAPI client were not checked by third-party code"
+  interop_warning="warning: test/interop skipped (its packages are not installed: npm run interop:install, ~260 MB); the receipts, attestations, payments, OpenAPI client, SDK schema and OpenAI-compatible API were not checked by third-party code"
   args=(--path-ignore-patterns='test/interop/**' "${args[@]}")
 fi
 out=$(mktemp)

@@ -36,7 +36,9 @@ export interface McpCall { principal: Principal; request: Request; ip: () => str
 /** The longest a submit_task waits for its task (the rest: get_task). */
 const MAX_WAIT_SECONDS = 120
 
-const TaskOut = z.object({
+// Results are open like the REST API's answers (a client ignores members it does not know), so
+// every output schema is loose: clients that list the tools validate results against them.
+const TaskOut = z.looseObject({
   id: z.string(), status: z.string(), taskType: z.string(), agentId: z.string(), model: z.string(),
   output: z.string().nullable().optional(), failureCode: z.string().nullable(), failureMessage: z.string().nullable().optional(),
   receiptCid: z.string().nullable(), attestationUid: z.string().nullable(), ipfsCid: z.string().nullable(),
@@ -110,7 +112,7 @@ export class McpDoor {
     const server = new McpServer({ name: 'taskgate', version: this.d.version }, { capabilities: { tools: {} } })
     const { principal: p } = call
     const tool = <I extends z.ZodRawShape, O extends z.ZodRawShape>(name: string, description: string, input: I, output: O, run: (args: z.infer<z.ZodObject<I>>) => Promise<Record<string, unknown>> | Record<string, unknown>) => {
-      server.registerTool(name, { description, inputSchema: input, outputSchema: output }, (async (args: z.infer<z.ZodObject<I>>) => {
+      server.registerTool(name, { description, inputSchema: input, outputSchema: z.looseObject(output) }, (async (args: z.infer<z.ZodObject<I>>) => {
         try {
           return result(await run(args))
         } catch (e) {

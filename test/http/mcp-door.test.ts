@@ -67,6 +67,25 @@ describe('MCP door', () => {
     expect((passport.structuredContent as any).totalTasks).toBeGreaterThanOrEqual(1)
   })
 
+  test('a client that lists the tools first checks every result against its output schema, and each passes', async () => {
+    // The SDK's client validates structuredContent only against schemas it has listed (most MCP
+    // hosts list first): a result with a member the schema closes out fails there, not on the server.
+    const c = await connect(op.agent.apiKey)
+    await c.listTools()
+    const submitted = await c.callTool({ name: 'submit_task', arguments: { prompt: 'Listed first. Every result is checked.', waitSeconds: 30 } })
+    const task = (submitted.structuredContent as any).task
+    expect(task).toMatchObject({ status: 'COMPLETED', door: 'mcp' })
+    const calls: [string, Record<string, unknown>][] = [
+      ['get_task', { taskId: task.id }], ['list_tasks', { limit: 5 }], ['verify_receipt', { cid: task.receiptCid }],
+      ['get_passport', { agentId: op.agent.agentId }], ['pending_approvals', {}],
+    ]
+    for (const [name, args] of calls) {
+      const r = await c.callTool({ name, arguments: args })
+      expect(r.isError).toBeFalsy()
+      expect(r.structuredContent).toBeDefined()
+    }
+  })
+
   test('refusals are tool results with isError naming the code', async () => {
     const other = await s.operatorWithAgent('mcp-killed', ['general'])
     expect((await s.patch('/api/v1/operator/kill-switch', { active: true, reason: 'mcp test' }, { token: other.token })).status).toBe(200)

@@ -1,7 +1,7 @@
 // Code and docs cite docs/ in this repository, never a file outside it (issue 31, item 5). The
 // interface TaskGate implements was specified elsewhere; what the code relies on is written down
 // in docs/ in the project's own words, and comments point there. This test fails when a file under
-// src/, test/, bench/, scripts/, ui/ or docs/ (or the README) names one of the outside documents,
+// src/, test/, bench/, scripts/, ui/, docs/, sdk/ or examples/ (or the README) names one of the outside documents,
 // when a cited docs/<page>.md does not exist, or when a quoted section of a cited page
 // (`docs/security.md, "A full disk"`) is not among that page's headings. It prints what it finds.
 //
@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const ROOT = join(import.meta.dir, '../..')
-const DIRS = ['src', 'test', 'bench', 'scripts', 'ui', 'docs']
+const DIRS = ['src', 'test', 'bench', 'scripts', 'ui', 'docs', 'sdk', 'examples']
 const SELF = relative(ROOT, import.meta.path)
 const skipped = (path: string) =>
   path === SELF || path.split('/').includes('node_modules') || path.startsWith('src/system/docs/scalar/') ||
