@@ -1391,7 +1391,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol server (Streamable HTTP, stateless)
-         * @description Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request's credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit.
+         * @description Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request's credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit. Against DNS rebinding, a request with an `Origin` other than this server's (the Host it was sent to, or TASKGATE_PUBLIC_URL) → 403 ORIGIN_NOT_ALLOWED, and a server listening on loopback only without a public URL answers only loopback names in Host.
          */
         post: operations["postMcp"];
         delete?: never;
@@ -11972,9 +11972,11 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     jsonrpc: "2.0";
-                    method?: string;
-                } & {
-                    [key: string]: unknown;
+                    method: string;
+                    id?: string | number;
+                    params?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -12050,7 +12052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `OPERATOR_SUSPENDED`: the operator account is suspended; `OPERATOR_BANNED`: the operator account is banned. */
+            /** @description Forbidden. `OPERATOR_SUSPENDED`: the operator account is suspended; `OPERATOR_BANNED`: the operator account is banned; `ORIGIN_NOT_ALLOWED`: /mcp refuses a request from another site's page (its Origin is not this server's), or, on a server listening on loopback only, one addressed to a non-loopback name (DNS rebinding). */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
