@@ -57,7 +57,7 @@ export function computeRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/admin/prices', auth: 'bearer', admin: true, tags: ['Admin'],
       summary: 'The models\' prices (USD per million tokens)',
-      description: 'Stage 3 records each task\'s tokens and its estimated cost from its model\'s price at that time (`usage` and `costUsd` on the owner\'s task view); a model without a price costs null.',
+      description: 'Stage 3 records each task\'s tokens and its estimated cost from its model\'s price at that time; a model without a price costs null. Where the cost shows: `usage` and `costUsd` on the owner\'s task view (GET /api/v1/tasks/{id}) and on each task of the data export (GET /api/v1/operator/export), and per day as `tokens` and `costUsd` in the daily stats (GET /api/v1/operator/stats/daily; over all operators GET /api/v1/public/stats/daily), which the console\'s dashboard charts.',
       responses: { 200: { description: 'prices, by model', schema: t.Array(ModelPrice) } },
       handler: () => s.prices.list(),
     }),

@@ -19,6 +19,7 @@ import m0013 from '../../migrations/0013_task_timeline.sql' with { type: 'text' 
 import m0014 from '../../migrations/0014_refused_prompts_retention.sql' with { type: 'text' }
 import m0015 from '../../migrations/0015_attestation_signatures.sql' with { type: 'text' }
 import m0016 from '../../migrations/0016_doors.sql' with { type: 'text' }
+import m0017 from '../../migrations/0017_usage_rollups.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -38,6 +39,7 @@ export const sqlByTag: Record<string, string> = {
   '0014_refused_prompts_retention': m0014,
   '0015_attestation_signatures': m0015,
   '0016_doors': m0016,
+  '0017_usage_rollups': m0017,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

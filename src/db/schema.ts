@@ -211,6 +211,11 @@ export const taskDaily = sqliteTable('task_daily', {
   verified: integer('verified').notNull().default(0),
   latencyN: integer('latency_n').notNull().default(0),
   latencySum: integer('latency_sum').notNull().default(0),
+  // Tokens and estimated cost of the tasks that finished (COMPLETED or FAILED) with a compute
+  // answer (migration 0017); the cost in millionths of a dollar, so sums stay exact.
+  promptTokens: integer('prompt_tokens').notNull().default(0),
+  completionTokens: integer('completion_tokens').notNull().default(0),
+  costMicroUsd: integer('cost_micro_usd').notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.operatorId, t.day] })])
 
 // Latency histogram per operator ('' = all) and UTC day: bucket b = floor(4·log2(latencyMs)) holds

@@ -31,7 +31,7 @@ export function exportRoutes(s: Services) {
     defineRoute({
       method: 'GET', path: '/api/v1/operator/export', auth: 'bearer', allowInactive: true, tags: ['Governance'],
       summary: 'Export all of the operator\'s data as one JSON document (streamed)',
-      description: 'Members: `profile`, `keys`, `agents`, `tasks` (with prompts and outputs), `ledger`, `guardrails`, `approvals`, `tos`, `certificates`, `wallet`, `pioneerEvents`. Streamed page by page, with `Content-Disposition: attachment`. It holds no secret: no API key (only its prefix and last 4 characters) or key hash, no password hash, token, webhook secret or provider key. Also for SUSPENDED and BANNED operators.',
+      description: 'Members: `profile`, `keys`, `agents`, `tasks` (with prompts and outputs, each task\'s `door`, token `usage` and estimated `costUsd`), `ledger`, `guardrails`, `approvals`, `tos`, `certificates`, `wallet`, `pioneerEvents`. Streamed page by page, with `Content-Disposition: attachment`. It holds no secret: no API key (only its prefix and last 4 characters) or key hash, no password hash, token, webhook secret or provider key. Also for SUSPENDED and BANNED operators.',
       responses: {
         200: {
           description: 'the export', schema: ExportDocument,

@@ -35,7 +35,7 @@ export function publicRoutes(s: Services) {
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/public/stats/daily', auth: 'none', tags, query: DailyQuery,
-      summary: 'Platform tasks per day over all operators: statuses, credits, verification, latency percentiles',
+      summary: 'Platform tasks per day over all operators: statuses, credits, verification, latency percentiles, tokens and estimated cost',
       description: `The same series as GET /api/v1/operator/stats/daily, over all operators (system tasks excluded). ${DAILY_DESCRIPTION}`,
       responses: { 200: { description: 'daily series', schema: DailySeries } },
       handler: ({ query }) => s.stats.series('', Number(query.days ?? 30)),

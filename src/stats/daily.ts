@@ -1,7 +1,8 @@
 // Daily aggregates for the console charts and the public stats page, read from the rollups that
-// triggers keep in the same transaction as every task write (migrations/0006_lists.sql): tasks by
-// status, credits spent, verified count and latency percentiles per UTC day of the task's creation,
-// per operator or over all operators (system tasks excluded). One indexed query per request.
+// triggers keep in the same transaction as every task write (migrations/0006_lists.sql,
+// 0017_usage_rollups.sql): tasks by status, credits spent, verified count, latency percentiles,
+// tokens and estimated cost per UTC day of the task's creation, per operator or over all operators
+// (system tasks excluded). One indexed query per request.
 import type { Clock } from '../clock'
 import { percentiles } from './histogram'
 import type { DailyRow, StatsRepository } from './repository'
@@ -44,6 +45,8 @@ export class DailyStats {
         verificationRate: r?.completed ? round(r.verified / r.completed, 4) : 0,
         latencyP50Ms: l?.[0] ?? null,
         latencyP95Ms: l?.[1] ?? null,
+        tokens: { prompt: r?.promptTokens ?? 0, completion: r?.completionTokens ?? 0, total: (r?.promptTokens ?? 0) + (r?.completionTokens ?? 0) },
+        costUsd: (r?.costMicroUsd ?? 0) / 1e6,
       })
     }
     return { days, from: isoDay(first), to: isoDay(today), series }

@@ -25,7 +25,11 @@ export const DailySeries = t.Object({
     verificationRate: t.Number({ description: 'verified / completed, from 0 to 1 (0 without completed tasks)' }),
     latencyP50Ms: Nullable(t.Number({ description: 'median compute latency of the completed tasks (histogram estimate, within 9.05 %)' })),
     latencyP95Ms: Nullable(t.Number({ description: '95th percentile of the same (histogram estimate, within 9.05 %)' })),
+    tokens: t.Object({
+      prompt: t.Integer({ description: 'prompt (input) tokens' }), completion: t.Integer({ description: 'completion (output) tokens' }), total: t.Integer({ description: 'prompt + completion' }),
+    }, { description: 'tokens of the tasks that finished (COMPLETED or FAILED), as their providers counted them (the builtin provider counts words); exact sums of the tasks\' `usage`' }),
+    costUsd: t.Number({ minimum: 0, description: 'estimated cost in USD of the same tasks: the exact sum of their `costUsd` (each rounded to a millionth of a dollar, from the price table at compute time, GET /api/v1/admin/prices); tasks of a model without a price add nothing' }),
   }), { description: 'one entry per day, oldest first, days without tasks zero-filled' }),
 })
 
-export const DAILY_DESCRIPTION = 'Days are UTC days of the server clock; a task counts on the day it was created, with its current status, credits and latency. Latency percentiles come from a per-day histogram with four log-spaced buckets per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) ms); the estimate is the geometric middle of the bucket holding the rank, within 9.05 % of the exact value; null on a day without completed tasks. Read from rollups kept in the same transaction as every task write.'
+export const DAILY_DESCRIPTION = 'Days are UTC days of the server clock; a task counts on the day it was created, with its current status, credits, latency, tokens and estimated cost (tokens and cost once it finished, COMPLETED or FAILED). Latency percentiles come from a per-day histogram with four log-spaced buckets per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) ms); the estimate is the geometric middle of the bucket holding the rank, within 9.05 % of the exact value; null on a day without completed tasks. Read from rollups kept in the same transaction as every task write.'

@@ -1,20 +1,32 @@
 // The task counters and daily rollups (task_counts, task_daily, task_latency_daily) are kept by
-// triggers on `tasks` (migrations/0006_lists.sql). This module recomputes them from the tasks
-// themselves with the migration's own backfill statements, and reports where the kept values
-// differ from that ground truth (tests, the benchmark's seeding, a repair after manual edits).
+// triggers on `tasks` (migrations/0006_lists.sql; task_daily's since 0017_usage_rollups, which added
+// tokens and cost). This module recomputes them from the tasks themselves with the migrations' own
+// backfill statements, and reports where the kept values differ from that ground truth (tests, the
+// benchmark's seeding, a repair after manual edits).
 // Data layer (with repository.ts), SQLite's own: raw statements, as they are the migration's backfill
 // and compare the tables through TEMP copies; each function is one transaction of its own.
 import type { Database } from 'bun:sqlite'
-import { sqlByTag } from '../db/migrations'
+import { journalEntries, sqlByTag } from '../db/migrations'
 
 export const ROLLUP_TABLES = ['task_counts', 'task_daily', 'task_latency_daily'] as const
 
-/** The migration that creates the counters (`NNNN_lists`, whatever its number after merges). */
-const LISTS_TAG = Object.keys(sqlByTag).find((tag) => tag.endsWith('_lists'))!
-
-/** Its backfill statements (one INSERT … SELECT … FROM tasks per table and scope). */
-export const BACKFILL: string[] = sqlByTag[LISTS_TAG]!.split('--> statement-breakpoint')
-  .map((s) => s.trim()).filter((s) => s.startsWith('INSERT INTO task_'))
+/**
+ * Each table's backfill (one INSERT … SELECT … FROM tasks per scope) from the newest migration that
+ * has one: a migration that adds columns to a rollup recounts the whole table (0017 for task_daily).
+ */
+export const BACKFILL: string[] = (() => {
+  const byTable = new Map<string, string[]>()
+  for (const { tag } of journalEntries) {
+    const found = new Map<string, string[]>()
+    for (const part of sqlByTag[tag]!.split('--> statement-breakpoint')) {
+      const s = part.split('\n').filter((l) => !l.startsWith('--')).join('\n').trim()
+      const table = ROLLUP_TABLES.find((t) => s.startsWith(`INSERT INTO ${t} `))
+      if (table) found.set(table, [...(found.get(table) ?? []), s])
+    }
+    for (const [table, statements] of found) byTable.set(table, statements)
+  }
+  return ROLLUP_TABLES.flatMap((t) => byTable.get(t) ?? [])
+})()
 
 /** Rebuilds the counters and rollups from `tasks`. Runs in one transaction. */
 export function recomputeRollups(db: Database): void {

@@ -32,6 +32,7 @@ export const Task = t.Object({
   verificationExplorerUrl: Nullable(t.String()), attestationUid: Nullable(t.String()), attestationExplorerUrl: Nullable(t.String()),
   receiptCid: Nullable(t.String({ description: 'CID of the signed receipt: GET /api/v1/public/proof/{cid}, or /explorer/receipt/{cid} to check it in a browser' })),
   createdAt: DateTime, completedAt: Nullable(DateTime),
+  door: Nullable(t.Union([t.Literal('openai'), t.Literal('mcp')], { description: 'the door that made the task (docs/doors.md): `openai` (/v1/chat/completions, /v1/responses), `mcp` (/mcp); null for POST /api/v1/tasks/submit' })),
 })
 
 export const TaskDetail = t.Composite([Task, t.Object({
@@ -41,7 +42,6 @@ export const TaskDetail = t.Composite([Task, t.Object({
   receipt: Nullable(t.Object({ payload: t.Object({}, { additionalProperties: true }), signature: t.String(), signer: t.String() }, { description: 'EIP-712 typed data `{ domain, types, primaryType, message }`, its signature and signer' })),
   attestation: Nullable(t.Object({}, { additionalProperties: true, description: 'the EAS offchain attestation (`uid`, `sig`, `signer`)' })),
   computeJobId: t.Optional(Nullable(t.String())),
-  door: Nullable(t.Union([t.Literal('openai'), t.Literal('mcp')], { description: 'the door that made the task (docs/doors.md): `openai` (/v1/chat/completions, /v1/responses), `mcp` (/mcp); null for POST /api/v1/tasks/submit' })),
   usage: t.Optional(Nullable(t.Object({ promptTokens: t.Integer(), completionTokens: t.Integer(), totalTokens: t.Integer() }, { description: 'owner only: tokens as the provider counted them (the builtin provider counts words); null before compute' }))),
   costUsd: t.Optional(Nullable(t.Number({ description: 'owner only: estimated cost in USD from the model\'s price (GET /api/v1/admin/prices) at compute time; null when the model has no price' }))),
   approvalId: t.Optional(Nullable(t.String({ description: 'the approval request when the task was held for approval (GET /api/v1/approvals/{id})' }))),

@@ -183,6 +183,7 @@ export class TaskService {
       verificationExplorerUrl: t.verificationProof ? this.d.explorer.tx(t.verificationProof) : null,
       attestationUid: t.attestationUid, attestationExplorerUrl: t.attestationUid ? this.d.explorer.attestation(t.attestationUid) : null,
       receiptCid: t.receiptCid, createdAt: new Date(t.createdAt).toISOString(), completedAt: isoOrNull(t.completedAt),
+      door: (t.door ?? null) as 'openai' | 'mcp' | null,
     }
   }
 
@@ -201,7 +202,7 @@ export class TaskService {
       ...this.publicView(t), operatorId: t.operatorId, stage: t.stage, failureCode: t.failureCode,
       creditsCharged: t.creditsCharged, receipt: this.receiptOf(t), attestation: t.attestation ?? att?.attestation ?? null,
       // A task is held for approval at most once, and its `held` event names the approval (created in the same transaction).
-      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.d.approvals.idForTask(t.id), door: (t.door ?? null) as 'openai' | 'mcp' | null,
+      computeJobId: t.computeJobId, approvalId: events ? approvalIdOf(events) : this.d.approvals.idForTask(t.id),
     }
     if (!events) return base
     // A task that failed before its debit kept only its prompt's hash and length (PipelineRunner).

@@ -1,5 +1,6 @@
 // The data export over real HTTP (docs/governance.md, "Data export"): every member, streamed page
-// by page as an attachment, allowed while suspended, and no secret in it: the raw text is searched
+// by page as an attachment, each task with its door, tokens and estimated cost, allowed while
+// suspended, and no secret in it: the raw text is searched
 // for every key and secret the operator has (API keys, their hashes, the password and its hash,
 // bearer tokens, the webhook secret) and for a provider key.
 import { Database } from 'bun:sqlite'
@@ -43,8 +44,14 @@ describe('GET /api/v1/operator/export', () => {
         s.post('/api/v1/tasks/submit?wait=0', { agentId: agent.agentId, taskType: 'general', prompt: `Export task ${i + j}. It has a prompt. It has an output.` }, { key: j % 2 ? agent.apiKey : opKey.key })))
       for (const r of batch) { expect([200, 202]).toContain(r.status); ids.push(r.body.id) }
     }
+    // the first task finished unpriced (its cost is null); priced from here on: the last task and a door's task carry their tokens and cost
+    for (let i = 0; i < 100 && (await s.get(`/api/v1/tasks/${ids[0]}`, { token })).body.status !== 'COMPLETED'; i++) await Bun.sleep(50)
+    expect((await s.req('PUT', '/api/v1/admin/prices/builtin', { body: { inputUsdPerMTok: 3000, outputUsdPerMTok: 12000 }, token: admin })).status).toBe(200)
     const done = await s.post('/api/v1/tasks/submit?wait=30', { agentId: agent.agentId, taskType: 'general', prompt: 'The last one waits. Its output is exported.' }, { key: agent.apiKey })
     expect(done.body.status).toBe('COMPLETED')
+    const chat = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${agent.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'builtin', messages: [{ role: 'user', content: 'A door task is exported too. It names its door.' }] }) })
+    expect(chat.status).toBe(200)
+    const doorTask = (await s.get(`/api/v1/tasks/${chat.headers.get('x-taskgate-task-id')}`, { token })).body
 
     // the raw stream: several chunks, an attachment
     const raw = await fetch(`${s.url}/api/v1/operator/export`, { headers: { authorization: `Bearer ${token}` } })
@@ -66,10 +73,25 @@ describe('GET /api/v1/operator/export', () => {
     expect(doc.profile).toMatchObject({ id: me.id, identityLogin: 'exporter', effectiveTier: 'PRO' })
     expect(doc.keys.map((k: any) => k.id).sort()).toEqual([opKey.id, agent.keyId].sort())
     expect(doc.agents.map((a: any) => a.agentId)).toEqual([agent.agentId])
-    expect(doc.tasks).toHaveLength(N + 2) // the submissions, the last one and the ToS system task
-    expect(doc.tasks.map((t: any) => t.id)).toEqual(expect.arrayContaining([...ids, done.body.id, tos.taskId]))
+    expect(doc.tasks).toHaveLength(N + 3) // the submissions, the last one, the door's and the ToS system task
+    expect(doc.tasks.map((t: any) => t.id)).toEqual(expect.arrayContaining([...ids, done.body.id, doorTask.id, tos.taskId]))
     const last = doc.tasks.find((t: any) => t.id === done.body.id)
     expect(last).toMatchObject({ status: 'COMPLETED', prompt: 'The last one waits. Its output is exported.', output: done.body.output })
+    // each task's door, tokens and estimated cost, as the owner's task view has them
+    const cost = (u: any) => Math.round(u.promptTokens * 3000 + u.completionTokens * 12000) / 1e6
+    expect(last.door).toBeNull()
+    expect(last.usage).toEqual(done.body.usage)
+    expect(last.usage.totalTokens).toBe(last.usage.promptTokens + last.usage.completionTokens)
+    expect(last.usage.promptTokens).toBeGreaterThan(0)
+    expect(last.costUsd).toBe(cost(last.usage))
+    const exportedDoor = doc.tasks.find((t: any) => t.id === doorTask.id)
+    expect(exportedDoor).toMatchObject({ status: 'COMPLETED', door: 'openai', usage: doorTask.usage, costUsd: doorTask.costUsd })
+    expect(exportedDoor.usage.completionTokens).toBeGreaterThan(0)
+    expect(exportedDoor.costUsd).toBe(cost(exportedDoor.usage))
+    // a task computed before the price has its tokens and a null cost
+    const early = doc.tasks.find((t: any) => t.id === ids[0])
+    expect(early).toMatchObject({ status: 'COMPLETED', door: null, costUsd: null })
+    expect(early.usage.totalTokens).toBeGreaterThan(0)
     expect(doc.tasks.find((t: any) => t.id === tos.taskId)).toMatchObject({ taskType: 'system' })
     expect(doc.ledger.length).toBeGreaterThanOrEqual(2)
     expect(doc.ledger[0]).toMatchObject({ reason: 'monthly_allocation' })

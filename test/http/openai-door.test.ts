@@ -108,6 +108,11 @@ describe('POST /v1/chat/completions', () => {
     expect(t).toMatchObject({ status: 'COMPLETED', door: 'openai', output: text, stage: 8 })
     expect(t.timeline.map((e: any) => e.name)).toEqual(['policy', 'debit', 'compute', 'verification', 'ipfs', 'fingerprint', 'attestation', 'receipt'])
     expect(t.usage).toEqual({ promptTokens: body.usage.prompt_tokens, completionTokens: body.usage.completion_tokens, totalTokens: body.usage.total_tokens })
+    // the door is public: the operator's task list and the public one name it too
+    for (const list of [await s.get('/api/v1/operator/tasks?limit=100', { token: op.token }), await s.get(`/api/v1/tasks?agentId=${op.agent.agentId}&limit=100`)]) {
+      expect(list.status).toBe(200)
+      expect(list.body.data.find((x: any) => x.id === taskId)).toMatchObject({ id: taskId, door: 'openai' })
+    }
     const receipt = await checkReceipt(s.url, body.taskgate.receiptCid)
     expect(receipt.valid).toBe(true)
     expect(receipt.listed).toBe(true)

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { journalEntries } from '../../src/db/migrations'
+import { journalEntries, sqlByTag } from '../../src/db/migrations'
 import { TaskRepository } from '../../src/tasks/repository'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { readStream } from '../helpers/operations'
@@ -88,6 +88,13 @@ describe('upgrade from events in task_events (migration 0013)', () => {
         // ... and 0014's two columns and two indexes
         for (const index of ['tasks_refused_idx', 'approvals_agent_idx']) db.run(`DROP INDEX ${index}`)
         for (const column of ['prompt_sha256', 'prompt_length']) db.run(`ALTER TABLE tasks DROP COLUMN ${column}`)
+        // ... and 0017's: task_daily's triggers back to 0006's, without its token and cost columns ...
+        const daily = ['tasks_daily_insert', 'tasks_daily_delete', 'tasks_daily_update', 'tasks_daily_rekey']
+        for (const trigger of daily) db.run(`DROP TRIGGER ${trigger}`)
+        for (const part of sqlByTag['0006_lists']!.split('--> statement-breakpoint')) {
+          if (daily.some((trigger) => part.trim().startsWith(`CREATE TRIGGER ${trigger} `))) db.run(part)
+        }
+        for (const column of ['prompt_tokens', 'completion_tokens', 'cost_micro_usd']) db.run(`ALTER TABLE task_daily DROP COLUMN ${column}`)
         // ... and 0016's price table and task columns
         db.run('DROP TABLE model_prices')
         for (const column of ['door', 'compute_request', 'prompt_tokens', 'completion_tokens', 'cost_usd']) db.run(`ALTER TABLE tasks DROP COLUMN ${column}`)

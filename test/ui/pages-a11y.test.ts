@@ -62,10 +62,14 @@ describe.skipIf(!available)('console pages: accessibility, themes, phone layout'
     s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
     const setup = await s.post('/api/v1/setup', { token: s.setupToken(), login: 'admin', password: 'admin-password' })
     token = setup.body.accessToken
-    // Something on every page: a key, an agent with a finished task, a held approval, a delivery.
+    // Something on every page: a key, an agent with a finished task (priced, so it has a cost), a
+    // task through the OpenAI door (its badge in the list), a held approval, a delivery.
     await s.post('/api/v1/operator/keys', { name: 'ci' }, { token })
+    expect((await s.req('PUT', '/api/v1/admin/prices/builtin', { body: { inputUsdPerMTok: 1500, outputUsdPerMTok: 6000 }, token })).status).toBe(200)
     const agent = (await s.post('/api/v1/agents/register', { displayName: 'Shot bot', capabilities: ['sentiment_analysis', 'general'] }, { token })).body
     ids.agent = agent.agentId
+    const door = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${agent.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'builtin', messages: [{ role: 'user', content: 'A door task for the list.' }] }) })
+    expect(door.status).toBe(200)
     const done = (await s.post('/api/v1/tasks/submit?wait=30', { agentId: agent.agentId, taskType: 'sentiment_analysis', prompt: 'Lovely and fast.' }, { token })).body
     expect(done.status).toBe('COMPLETED')
     Object.assign(ids, { task: done.id, receipt: done.receiptCid, attestation: done.attestationUid, proof: done.verificationProof })

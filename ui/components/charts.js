@@ -3,6 +3,7 @@
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import { h } from '../lib/dom.js'
+import { fmtUsd } from '../lib/format.js'
 
 const PALETTE = ['--chart-1', '--chart-2', '--chart-3', '--chart-4']
 const FALLBACK = ['#2f6fde', '#1f9d55', '#d64545', '#c98a1b']
@@ -16,9 +17,10 @@ const dayTs = (d) => Date.parse(`${d}T00:00:00Z`) / 1000
 
 /**
  * A line chart over UTC days. `series`: [{ label, values (numbers or null) }]; `format` formats a
- * value for the axis and the table. The figure sizes itself to its container.
+ * value for the table and the legend, `axisFormat` (default: `format`) for the axis, `axisSize` its
+ * width in px. The figure sizes itself to its container.
  */
-export function dayChart({ title, dates, series, format = (v) => String(v), bars = false }) {
+export function dayChart({ title, dates, series, format = (v) => String(v), axisFormat = format, axisSize = 56, bars = false }) {
   const plotBox = h('div', { class: 'chart-plot' })
   const table = h('div', { class: 'sr-only' }, h('table', null,
     h('caption', null, title),
@@ -36,7 +38,7 @@ export function dayChart({ title, dates, series, format = (v) => String(v), bars
       legend: { show: true },
       axes: [
         { stroke: text, grid: { show: false } },
-        { stroke: text, size: 56, values: (_u, vals) => vals.map((v) => format(v)) },
+        { stroke: text, size: axisSize, values: (_u, vals) => vals.map((v) => axisFormat(v)) },
       ],
       series: [{}, ...series.map((s, i) => ({
         label: s.label, stroke: colour(i), width: 2, fill: bars ? `${colour(i)}55` : undefined,
@@ -57,7 +59,9 @@ export function rangePicker(current, hrefFor) {
     h('a', { href: hrefFor(d), class: d === current ? 'button small primary' : 'button small', 'aria-current': d === current ? 'page' : undefined }, `${d} days`)))
 }
 
-/** The four charts both dashboards show, from a /stats/daily answer. */
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 })
+
+/** The six charts both dashboards show, from a /stats/daily answer. */
 export function activityCharts(daily) {
   const dates = daily.series.map((e) => e.date)
   const col = (f) => daily.series.map(f)
@@ -71,5 +75,9 @@ export function activityCharts(daily) {
     dayChart({ title: 'Latency per day', dates, series: [
       { label: 'p50', values: col((e) => e.latencyP50Ms) }, { label: 'p95', values: col((e) => e.latencyP95Ms) },
     ], format: (v) => `${Math.round(v)} ms` }),
+    dayChart({ title: 'Tokens per day', dates, series: [
+      { label: 'prompt', values: col((e) => e.tokens.prompt) }, { label: 'completion', values: col((e) => e.tokens.completion) },
+    ], format: (v) => Math.round(v).toLocaleString('en-US'), axisFormat: (v) => compact.format(v) }),
+    dayChart({ title: 'Estimated cost per day (USD)', dates, bars: true, series: [{ label: 'cost', values: col((e) => e.costUsd) }], format: fmtUsd, axisSize: 76 }),
   ]
 }

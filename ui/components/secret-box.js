@@ -16,7 +16,8 @@ export function secretBox({ title, secret, note, dismiss }) {
     note ? h('p', { class: 'muted small keybox-note' }, note) : null)
 }
 
-async function copyText(text, el) {
+/** Copies text to the clipboard, or selects `el` and copies its selection where the clipboard API is unavailable. */
+export async function copyText(text, el) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
       await navigator.clipboard.writeText(text)

@@ -1,11 +1,11 @@
 // A task with its live stage strip: the compact form (after a submit or test run) and the full task page.
-import { agentLink, dash, dateCell, extLink, ipfsLink, jsonBlock, mono, proofLink, taskLink, taskStatusBadge, verificationCell } from './cells.js'
+import { agentLink, dash, dateCell, doorBadge, doorText, extLink, ipfsLink, jsonBlock, mono, proofLink, taskLink, taskStatusBadge, verificationCell } from './cells.js'
 import { dl } from './layout.js'
 import { stageStrip } from './stages.js'
 import { api } from '../lib/api.js'
 import { fill, h } from '../lib/dom.js'
 import { isSettled } from '../lib/domain.js'
-import { fmtMs, fmtTime, safeHref } from '../lib/format.js'
+import { fmtInt, fmtMs, fmtTime, fmtUsd, safeHref } from '../lib/format.js'
 import { session } from '../lib/session.js'
 import { tableWrap } from './table.js'
 
@@ -121,7 +121,7 @@ function heldNote(task) {
 function compactTask(task, stripEl, liveBadge) {
   return [
     h('div', { class: 'task-head' },
-      taskLink(task.id), taskStatusBadge(task.status), liveBadge,
+      taskLink(task.id), taskStatusBadge(task.status), liveBadge, doorBadge(task.door),
       h('span', { class: 'muted small' }, task.taskType),
       task.verificationStatus ? verificationCell(task.verificationStatus, task.verificationScore) : null,
       task.latencyMs != null ? h('span', { class: 'muted small' }, fmtMs(task.latencyMs)) : null,
@@ -134,6 +134,18 @@ function compactTask(task, stripEl, liveBadge) {
   ]
 }
 
+/** Tokens as the provider counted them (docs/doors.md, "Usage and cost"); none before compute. */
+function usageText(usage) {
+  if (!usage) return dash()
+  return `${fmtInt(usage.totalTokens)} (${fmtInt(usage.promptTokens)} prompt + ${fmtInt(usage.completionTokens)} completion)`
+}
+
+/** The estimated cost from the model's price at compute time; a model without a price has none. */
+function costText(task) {
+  if (typeof task.costUsd === 'number') return fmtUsd(task.costUsd)
+  return task.usage ? h('span', { class: 'muted' }, `none: no price for ${task.model} when it ran`) : dash()
+}
+
 function fullTask(task, stripEl, liveBadge) {
   const rows = [
     ['Status', taskStatusBadge(task.status)],
@@ -141,7 +153,10 @@ function fullTask(task, stripEl, liveBadge) {
     ['Agent', agentLink(task.agentId)],
     ['Model', task.model || dash()],
     ['Provider', task.provider || dash()],
+    ['Door', doorText(task.door)],
     ['Latency', fmtMs(task.latencyMs) || dash()],
+    ['Tokens', usageText(task.usage)],
+    ['Estimated cost', costText(task)],
     ['Credits charged', String(task.creditsCharged ?? 0)],
     ['Stage', `${task.stage ?? 0} of 8`],
     ['Created', dateCell(task.createdAt, '—')],

@@ -13,6 +13,12 @@ export function fmtScore(score) { return typeof score === 'number' ? score.toFix
 
 export function fmtInt(n) { return typeof n === 'number' ? n.toLocaleString('en-US') : '—' }
 
+/** An estimated cost in US dollars: cents from $1 up, down to millionths below (the server's precision). */
+export function fmtUsd(usd) {
+  if (typeof usd !== 'number') return null
+  return usd.toLocaleString('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: Math.abs(usd) < 1 ? 6 : 2 })
+}
+
 export function fmtMs(ms) { return typeof ms === 'number' ? (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms).toLocaleString('en-US')} ms`) : null }
 
 export function humanize(code) { return code ? String(code).replace(/_/g, ' ') : '' }

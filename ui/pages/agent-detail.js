@@ -1,6 +1,8 @@
-// #/agents/<id>: one agent, its policy status, metrics and verification history.
+// #/agents/<id>: one agent, its policy status, how to connect a client as it, metrics and
+// verification history.
 import { archiveAgent, testRunButton } from '../components/agent-actions.js'
 import { agentStatusBadge, badge, dash, dateCell, mono, taskLink, verificationCell } from '../components/cells.js'
+import { connectCard } from '../components/connect.js'
 import { dl, pageHead, statCard } from '../components/layout.js'
 import { api } from '../lib/api.js'
 import { append, fill, h } from '../lib/dom.js'
@@ -54,6 +56,7 @@ export async function agentDetailPage(ctx, id) {
         ['Key active', ps.keyActive ? badge('yes', 'green') : badge('no', 'red')],
         ['Allowed task types', Array.isArray(ps.allowedTaskTypes) && ps.allowedTaskTypes.length ? h('div', { class: 'chips' }, ps.allowedTaskTypes.map((c) => badge(c))) : dash()],
       ]))),
+    a.status === 'ACTIVE' ? connectCard(a, ctx) : null,
     passport ? h('section', { 'aria-label': 'Passport' }, h('div', { class: 'card-head' }, h('h2', null, 'Passport'), h('a', { href: explorerHref('agent', a.agentId) }, 'Public page →')), passportCard(passport)) : null,
     h('div', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', null, 'Metrics'), h('a', { href: `#/tasks${qs({ agent: a.agentId })}` }, 'This agent\'s tasks →')),
       Object.keys(m).length ? h('div', { class: 'stats' }, Object.entries(m).map(([k, v]) => statCard(METRIC_LABELS[k] || humanize(k), typeof v === 'number' ? (Number.isInteger(v) ? fmtInt(v) : v.toFixed(3)) : JSON.stringify(v)))) : h('p', { class: 'muted' }, 'No metrics yet.')),

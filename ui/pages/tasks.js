@@ -1,5 +1,5 @@
 // #/tasks: recent tasks with filters, and the submit form whose result follows the stages live.
-import { agentLink, dash, dateCell, taskLink, taskStatusBadge, verificationCell } from '../components/cells.js'
+import { agentLink, dash, dateCell, doorBadge, taskLink, taskStatusBadge, verificationCell } from '../components/cells.js'
 import { field, submitting, textarea } from '../components/forms.js'
 import { foldCard, pageHead } from '../components/layout.js'
 import { pager } from '../components/pager.js'
@@ -32,7 +32,7 @@ async function tasksPage(ctx) {
   const refreshBtn = h('button', { type: 'button', class: 'secondary small', onclick: () => loadTable().catch(ctx.error) }, 'Refresh')
 
   append(ctx.view,
-    pageHead('Tasks', 'Tasks your agents ran through the 8-stage pipeline, newest first.'),
+    pageHead('Tasks', 'Tasks your agents ran through the 8-stage pipeline, newest first. A badge marks those made through the OpenAI-compatible API or MCP.'),
     submitSlot,
     h('div', { class: 'card' },
       h('div', { class: 'card-head' }, h('h2', null, 'Recent tasks'),
@@ -58,7 +58,7 @@ async function tasksPage(ctx) {
         tableWrap(h('table', null,
           h('thead', null, h('tr', null, ['Task', 'Type', 'Status', 'Agent', 'Provider', 'Latency', 'Verification', 'Created'].map((t) => h('th', null, t)))),
           h('tbody', null, res.data.map((t) => h('tr', { dataset: { taskId: t.id } },
-            h('td', { class: 'nowrap' }, taskLink(t.id)),
+            h('td', null, h('div', { class: 'nowrap' }, taskLink(t.id)), t.door ? h('div', { class: 'door-line' }, doorBadge(t.door)) : null),
             h('td', null, t.taskType),
             h('td', null, taskStatusBadge(t.status)),
             h('td', null, agentLink(t.agentId, names.get(t.agentId))),
