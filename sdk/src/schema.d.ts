@@ -587,7 +587,7 @@ export interface paths {
         };
         /**
          * The models' prices (USD per million tokens)
-         * @description Stage 3 records each task's tokens and its estimated cost from its model's price at that time (`usage` and `costUsd` on the owner's task view); a model without a price costs null.
+         * @description Stage 3 records each task's tokens and its estimated cost from its model's price at that time; a model without a price costs null. Where the cost shows: `usage` and `costUsd` on the owner's task view (GET /api/v1/tasks/{id}) and on each task of the data export (GET /api/v1/operator/export), and per day as `tokens` and `costUsd` in the daily stats (GET /api/v1/operator/stats/daily; over all operators GET /api/v1/public/stats/daily), which the console's dashboard charts.
          */
         get: operations["getApiV1AdminPrices"];
         put?: never;
@@ -1009,8 +1009,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Platform tasks per day over all operators: statuses, credits, verification, latency percentiles
-         * @description The same series as GET /api/v1/operator/stats/daily, over all operators (system tasks excluded). Days are UTC days of the server clock; a task counts on the day it was created, with its current status, credits and latency. Latency percentiles come from a per-day histogram with four log-spaced buckets per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) ms); the estimate is the geometric middle of the bucket holding the rank, within 9.05 % of the exact value; null on a day without completed tasks. Read from rollups kept in the same transaction as every task write.
+         * Platform tasks per day over all operators: statuses, credits, verification, latency percentiles, tokens and estimated cost
+         * @description The same series as GET /api/v1/operator/stats/daily, over all operators (system tasks excluded). Days are UTC days of the server clock; a task counts on the day it was created, with its current status, credits, latency, tokens and estimated cost (tokens and cost once it finished, COMPLETED or FAILED). Latency percentiles come from a per-day histogram with four log-spaced buckets per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) ms); the estimate is the geometric middle of the bucket holding the rank, within 9.05 % of the exact value; null on a day without completed tasks. Read from rollups kept in the same transaction as every task write.
          */
         get: operations["getApiV1PublicStatsDaily"];
         put?: never;
@@ -1049,8 +1049,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The operator's tasks per day: statuses, credits, verification, latency percentiles
-         * @description Days are UTC days of the server clock; a task counts on the day it was created, with its current status, credits and latency. Latency percentiles come from a per-day histogram with four log-spaced buckets per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) ms); the estimate is the geometric middle of the bucket holding the rank, within 9.05 % of the exact value; null on a day without completed tasks. Read from rollups kept in the same transaction as every task write. Bearer token or API key of the operator (an agent-bound key sees its operator's figures).
+         * The operator's tasks per day: statuses, credits, verification, latency percentiles, tokens and estimated cost
+         * @description Days are UTC days of the server clock; a task counts on the day it was created, with its current status, credits, latency, tokens and estimated cost (tokens and cost once it finished, COMPLETED or FAILED). Latency percentiles come from a per-day histogram with four log-spaced buckets per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) ms); the estimate is the geometric middle of the bucket holding the rank, within 9.05 % of the exact value; null on a day without completed tasks. Read from rollups kept in the same transaction as every task write. Bearer token or API key of the operator (an agent-bound key sees its operator's figures).
          */
         get: operations["getApiV1OperatorStatsDaily"];
         put?: never;
@@ -1171,7 +1171,7 @@ export interface paths {
         };
         /**
          * Export all of the operator's data as one JSON document (streamed)
-         * @description Members: `profile`, `keys`, `agents`, `tasks` (with prompts and outputs), `ledger`, `guardrails`, `approvals`, `tos`, `certificates`, `wallet`, `pioneerEvents`. Streamed page by page, with `Content-Disposition: attachment`. It holds no secret: no API key (only its prefix and last 4 characters) or key hash, no password hash, token, webhook secret or provider key. Also for SUSPENDED and BANNED operators.
+         * @description Members: `profile`, `keys`, `agents`, `tasks` (with prompts and outputs, each task's `door`, token `usage` and estimated `costUsd`), `ledger`, `guardrails`, `approvals`, `tos`, `certificates`, `wallet`, `pioneerEvents`. Streamed page by page, with `Content-Disposition: attachment`. It holds no secret: no API key (only its prefix and last 4 characters) or key hash, no password hash, token, webhook secret or provider key. Also for SUSPENDED and BANNED operators.
          */
         get: operations["getApiV1OperatorExport"];
         put?: never;
@@ -4618,6 +4618,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
+                        door: ("openai" | "mcp") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -4634,7 +4635,6 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         computeJobId?: string | null;
-                        door: ("openai" | "mcp") | null;
                         usage?: {
                             promptTokens: number;
                             completionTokens: number;
@@ -4693,6 +4693,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
+                        door: ("openai" | "mcp") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -4709,7 +4710,6 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         computeJobId?: string | null;
-                        door: ("openai" | "mcp") | null;
                         usage?: {
                             promptTokens: number;
                             completionTokens: number;
@@ -4948,6 +4948,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
+                        door: ("openai" | "mcp") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -4964,7 +4965,6 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         computeJobId?: string | null;
-                        door: ("openai" | "mcp") | null;
                         usage?: {
                             promptTokens: number;
                             completionTokens: number;
@@ -5025,6 +5025,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
+                        door: ("openai" | "mcp") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -5041,7 +5042,6 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         computeJobId?: string | null;
-                        door: ("openai" | "mcp") | null;
                         usage?: {
                             promptTokens: number;
                             completionTokens: number;
@@ -5276,6 +5276,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
+                        door: ("openai" | "mcp") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -5292,7 +5293,6 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         computeJobId?: string | null;
-                        door: ("openai" | "mcp") | null;
                         usage?: {
                             promptTokens: number;
                             completionTokens: number;
@@ -5552,6 +5552,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
+                            door: ("openai" | "mcp") | null;
                         }[];
                         total: number;
                         page: number;
@@ -5629,6 +5630,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
+                            door: ("openai" | "mcp") | null;
                         }[];
                         total: number;
                         page: number;
@@ -7278,6 +7280,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
+                            door: ("openai" | "mcp") | null;
                         };
                     };
                 };
@@ -7368,6 +7371,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
+                            door: ("openai" | "mcp") | null;
                         };
                     } | {
                         cid: string;
@@ -7402,6 +7406,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
+                            door: ("openai" | "mcp") | null;
                         };
                     };
                 };
@@ -8739,6 +8744,17 @@ export interface operations {
                             verificationRate: number;
                             latencyP50Ms: number | null;
                             latencyP95Ms: number | null;
+                            /** @description tokens of the tasks that finished (COMPLETED or FAILED), as their providers counted them (the builtin provider counts words); exact sums of the tasks' `usage` */
+                            tokens: {
+                                /** @description prompt (input) tokens */
+                                prompt: number;
+                                /** @description completion (output) tokens */
+                                completion: number;
+                                /** @description prompt + completion */
+                                total: number;
+                            };
+                            /** @description estimated cost in USD of the same tasks: the exact sum of their `costUsd` (each rounded to a millionth of a dollar, from the price table at compute time, GET /api/v1/admin/prices); tasks of a model without a price add nothing */
+                            costUsd: number;
                         }[];
                     };
                 };
@@ -8905,6 +8921,17 @@ export interface operations {
                             verificationRate: number;
                             latencyP50Ms: number | null;
                             latencyP95Ms: number | null;
+                            /** @description tokens of the tasks that finished (COMPLETED or FAILED), as their providers counted them (the builtin provider counts words); exact sums of the tasks' `usage` */
+                            tokens: {
+                                /** @description prompt (input) tokens */
+                                prompt: number;
+                                /** @description completion (output) tokens */
+                                completion: number;
+                                /** @description prompt + completion */
+                                total: number;
+                            };
+                            /** @description estimated cost in USD of the same tasks: the exact sum of their `costUsd` (each rounded to a millionth of a dollar, from the price table at compute time, GET /api/v1/admin/prices); tasks of a model without a price add nothing */
+                            costUsd: number;
                         }[];
                     };
                 };
@@ -9885,6 +9912,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
+                            door: ("openai" | "mcp") | null;
                             operatorId: string;
                             stage: number;
                             failureCode: string | null;
@@ -9901,7 +9929,6 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             computeJobId?: string | null;
-                            door: ("openai" | "mcp") | null;
                             usage?: {
                                 promptTokens: number;
                                 completionTokens: number;

@@ -126,11 +126,12 @@ export class McpDoor {
       prompt: z.string().min(1).max(100_000),
       taskType: z.enum(TASK_TYPES).optional().describe('default general'),
       model: z.string().min(1).max(128).optional().describe('default: the agent\'s model'),
-      agentId: z.string().max(128).optional().describe('required with an operator key or token; an agent-bound key acts as its agent'),
+      agentId: z.string().max(128).optional().describe('with an operator key or token: this, or header x-taskgate-agent-id; an agent-bound key acts as its agent'),
       waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`how long to wait for the result (default 30, at most ${MAX_WAIT_SECONDS}); a task still running is returned as it is`),
     }, { task: TaskOut }, async (a) => {
-      const agentId = actingAgent(p, a.agentId)
-      if (!agentId) throw badRequest('AGENT_ID_REQUIRED', 'name the agent in agentId (an agent-bound key acts as its agent)')
+      // the argument, else the header every door reads (an MCP client config sets it once)
+      const agentId = actingAgent(p, a.agentId ?? call.request.headers.get('x-taskgate-agent-id'))
+      if (!agentId) throw badRequest('AGENT_ID_REQUIRED', 'name the agent in agentId or in header x-taskgate-agent-id (an agent-bound key acts as its agent)')
       const answer = await this.d.submit.submit({
         principal: p, input: { agentId, taskType: a.taskType ?? 'general', prompt: a.prompt, model: a.model, door: 'mcp' },
         idempotencyKey: null, payment: call.request, ip: call.ip, waitMs: (a.waitSeconds ?? 30) * 1000,

@@ -23,9 +23,9 @@ afterAll(async () => {
 })
 
 /** An MCP client as a user configures it: the URL and an Authorization header. */
-async function connect(credential: string): Promise<Client> {
+async function connect(credential: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'taskgate-test', version: '1.0.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${credential}` } } })
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${credential}`, ...headers } } })
   await client.connect(transport)
   clients.push(client)
   return client
@@ -118,6 +118,10 @@ describe('MCP door', () => {
     const noAgent = await c.callTool({ name: 'submit_task', arguments: { prompt: 'who am I' } })
     expect(noAgent.isError).toBe(true)
     expect((noAgent.content as any)[0].text).toStartWith('AGENT_ID_REQUIRED')
+    // the header every door reads names the agent for the whole client (as the console's MCP config sets it)
+    const named = await (await connect(held.token, { 'x-taskgate-agent-id': held.agent.agentId })).callTool({ name: 'submit_task', arguments: { prompt: 'Named by the header. Runs as the agent.' } })
+    expect(named.isError).toBeFalsy()
+    expect((named.structuredContent as any).task.agentId).toBe(held.agent.agentId)
     const p = await c.callTool({ name: 'pending_approvals', arguments: {} })
     expect((p.structuredContent as any).pending.map((x: any) => x.taskId)).toContain(sub.body.id)
   })

@@ -124,7 +124,7 @@ describe.skipIf(!available)('console: connect, door badges, usage and cost', () 
     const t = (await s.get(`/api/v1/tasks/${r.headers.get('x-taskgate-task-id')}`, { token })).body
     expect(t).toMatchObject({ status: 'COMPLETED', door: 'openai', agentId: agent.agentId })
     const config = JSON.parse(await snippetText('MCP client'))
-    expect(config).toEqual({ mcpServers: { taskgate: { url: `${s.url}/mcp`, headers: { Authorization: `Bearer ${agent.apiKey}` } } } })
+    expect(config).toEqual({ mcpServers: { taskgate: { url: `${s.url}/mcp`, headers: { Authorization: `Bearer ${agent.apiKey}`, 'x-taskgate-agent-id': agent.agentId } } } })
     const mcp = await mcpClient(config.mcpServers.taskgate)
     const listed = await mcp.callTool({ name: 'list_tasks', arguments: { limit: 50 } })
     expect((listed.structuredContent as any).tasks.map((x: any) => x.id)).toContain(tasks.mcp)

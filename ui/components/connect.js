@@ -31,9 +31,9 @@ export function openAiSnippet({ baseURL, key, agentId, model }) {
   ].join('\n')
 }
 
-/** An MCP client's server entry (Streamable HTTP, the key as a bearer token). */
-export function mcpConfig({ url, key }) {
-  return JSON.stringify({ mcpServers: { taskgate: { url, headers: { Authorization: `Bearer ${key}` } } } }, null, 2)
+/** An MCP client's server entry (Streamable HTTP, the key as a bearer token, the agent named for an operator key). */
+export function mcpConfig({ url, key, agentId }) {
+  return JSON.stringify({ mcpServers: { taskgate: { url, headers: { Authorization: `Bearer ${key}`, 'x-taskgate-agent-id': agentId } } } }, null, 2)
 }
 
 export function connectCard(agent, ctx) {
@@ -46,7 +46,7 @@ export function connectCard(agent, ctx) {
   const draw = () => {
     const key = keyInput.value.trim()
     js.set(openAiSnippet({ baseURL, key, agentId: agent.agentId, model: agent.model }))
-    mcp.set(mcpConfig({ url: mcpUrl, key: key || '<the agent\'s key>' }))
+    mcp.set(mcpConfig({ url: mcpUrl, key: key || '<the agent\'s key>', agentId: agent.agentId }))
   }
   keyInput.addEventListener('input', draw)
 
@@ -61,7 +61,7 @@ export function connectCard(agent, ctx) {
       draw()
       fill(keySlot, secretBox({
         title: `Operator key "${created.label}" created`, secret: created.key, dismiss: () => fill(keySlot),
-        note: `It is in the snippets below. It is not bound to this agent: calls name the agent (${agent.agentId}) in the x-taskgate-agent-id header, and MCP's submit_task in its agentId argument. Revoke it on the API keys page.`,
+        note: `It is in the snippets below. It is not bound to this agent: calls name the agent (${agent.agentId}) in the x-taskgate-agent-id header, which both snippets set. Revoke it on the API keys page.`,
       }))
     } catch (err) { ctx.error(err) } finally { create.disabled = false }
   })
@@ -78,7 +78,7 @@ export function connectCard(agent, ctx) {
     h('h3', null, 'Which key'),
     h('p', null, 'Use the agent\'s own API key (tg_…): it acts as this agent. It was shown once, when the agent was registered; TaskGate keeps only its hash and cannot show it again.'),
     field('Paste a key to fill in the snippets', keyInput, 'It stays in this page: it is not sent anywhere or stored.'),
-    h('p', { class: 'muted' }, 'No longer have it? Create an operator key: it is not bound to one agent, so a call names this agent in the x-taskgate-agent-id header (the OpenAI snippet sets it) and MCP\'s submit_task in its agentId argument.'),
+    h('p', { class: 'muted' }, 'No longer have it? Create an operator key: it is not bound to one agent, so a call names this agent in the x-taskgate-agent-id header (both snippets set it).'),
     h('div', { class: 'actions' }, create),
     keySlot,
     js.el, mcp.el)
