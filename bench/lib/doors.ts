@@ -14,7 +14,10 @@
 //               likewise p99 (differences of percentiles).
 //   throughput  wrk at c=16 and c=64 (as the pipeline scenarios: -t1, -t2 at 64, a warm-up, then
 //               the measurement) through the door, submit (same model), Portkey and the fake
-//               provider directly; only 200 answers with the expected body count.
+//               provider directly; only 200 answers with the expected body count. The door is
+//               measured between two submit loads (submit, door, submit) and compared with their
+//               mean, as the route ratios are (docs/performance.md, "How the bench measures the
+//               ratios: bracketed baselines"): the machine's drift over a minute does not decide.
 //   streaming   `stream: true` through each, sequential rounds, rotating order: time to the first
 //               content chunk (from the request's start to the chunk's bytes read by the client),
 //               and the spacing of the content chunks as received: per stream the largest
@@ -50,6 +53,8 @@ const LABEL: Record<Target, string> = {
 
 export interface DoorsThroughputRow {
   target: Target; label: string; connections: number; threads: number
+  /** 1, or 2 for the submit load measured right after the door's */
+  round: number
   perS: number; p50Ms: number; p99Ms: number; ok: number; bad: number; socketErrors: number
   badByStatus: Record<string, number>; samples: string[]
   /** the gateway's process (TaskGate, Portkey's node; the fake provider for direct) in cores, and its CPU per successful call */
@@ -66,6 +71,8 @@ export interface DoorsStreamRow {
   maxGapDevFromProvider: LatencyStats
   /** per stream, the largest |received gap − the nominal spacing| */
   maxGapDevFromNominal: LatencyStats
+  /** as maxGapDevFromProvider over the gaps after the second chunk (the first gap also carries the first chunk's delay) */
+  maxLaterGapDevFromProvider: LatencyStats
 }
 
 export interface DoorsResult {
@@ -81,8 +88,11 @@ export interface DoorsResult {
   }
   throughput: {
     warmupS: number; durationS: number; rows: DoorsThroughputRow[]
+    /** per concurrency: each target's calls/s, submit's the mean of the loads before and after the door's */
+    byConcurrency: { connections: number; perS: Partial<Record<Target, number>>; doorToSubmit: number }[]
+    /** the best concurrency's calls/s of each target (submit: bracketed means) */
     best: Partial<Record<Target, { perS: number; connections: number }>>
-    /** best door calls/s ÷ best submit tasks/s */
+    /** best door calls/s ÷ best submit tasks/s (bracketed means) */
     doorToSubmit: number
   }
   streaming: {
@@ -99,7 +109,8 @@ export const DOORS_METHOD = [
   'a fresh data dir and server, the fake provider and Portkey of their own; operator API keys as Authorization: Bearer tg_… with x-taskgate-agent-id',
   'latency: one client, sequential rounds; each calls in rotating order: the fake provider directly, Portkey, the door, submit (same model)',
   '  overhead = p50(gateway) − p50(direct), likewise p99 (differences of percentiles)',
-  'throughput: wrk at c=16 and c=64 per target (only 200 answers with the expected body count); CPU = that process (TaskGate, Portkey\'s node, the fake provider)',
+  'throughput: wrk at c=16 and c=64 per target (only 200 answers with the expected body count); submit, door, submit: the door against the mean of the two;',
+  '  CPU = that process (TaskGate, Portkey\'s node, the fake provider)',
   'streaming: stream: true, sequential rotating rounds; TTFC = request start → first content chunk read; gap deviation per stream: largest |received gap − the provider\'s|, p50 over streams',
 ].join('\n')
 
@@ -298,7 +309,7 @@ export async function measureDoors(o: DoorsOptions): Promise<DoorsResult> {
       for (const t of targets) if (t !== 'direct') overhead[t] = { p50Ms: lat[t].p50Ms - lat.direct.p50Ms, p99Ms: lat[t].p99Ms - lat.direct.p99Ms }
       o.log(`door overhead p50 ${overhead.door!.p50Ms.toFixed(3)} ms, p99 ${overhead.door!.p99Ms.toFixed(3)} ms${overhead.portkey ? `; Portkey p50 ${overhead.portkey.p50Ms.toFixed(3)} ms, p99 ${overhead.portkey.p99Ms.toFixed(3)} ms` : ''}\n`)
 
-      // 2. throughput at c=16 and c=64; door and submit next to each other, their order swapped at 64
+      // 2. throughput at c=16 and c=64; the door between two submit loads
       const rows: DoorsThroughputRow[] = []
       const pidOf: Record<Target, number> = { direct: fake.proc.pid, portkey: portkey?.proc.pid ?? 0, door: tg.proc.pid, submit: tg.proc.pid }
       const success: Record<Target, { status: number; bodyContains: string }> = {
@@ -306,10 +317,10 @@ export async function measureDoors(o: DoorsOptions): Promise<DoorsResult> {
         door: { status: 200, bodyContains: '"receiptCid":"' }, submit: { status: 200, bodyContains: '"status":"COMPLETED"' },
       }
       for (const connections of CONCURRENCIES) {
-        const order: Target[] = connections === CONCURRENCIES[0] ? ['door', 'submit'] : ['submit', 'door']
+        const order: Target[] = ['submit', 'door', 'submit']
         if (portkey) order.push('portkey')
         order.push('direct')
-        for (const target of order) {
+        for (const [k, target] of order.entries()) {
           const threads = connections >= 64 ? 2 : 1
           o.log(`  throughput ${target} c=${connections} (warm-up ${o.warmupS} s, measure ${o.durationS} s) ... `)
           // A fresh key per load: the key's budget is per sliding minute.
@@ -326,7 +337,7 @@ export async function measureDoors(o: DoorsOptions): Promise<DoorsResult> {
           if (!c) throw new Error(`doors ${target} c=${connections}: the success-counting Lua printed nothing:\n${w.raw}`)
           const socketErrors = Object.values(w.socketErrors).reduce((a, b) => a + b, 0)
           const row: DoorsThroughputRow = {
-            target, label: LABEL[target], connections, threads, perS: c.ok / w.durationS, p50Ms: w.latencyMs.p50, p99Ms: w.latencyMs.p99,
+            target, label: LABEL[target], connections, threads, round: order.slice(0, k).filter((t) => t === target).length + 1, perS: c.ok / w.durationS, p50Ms: w.latencyMs.p50, p99Ms: w.latencyMs.p99,
             ok: c.ok, bad: c.bad, socketErrors, badByStatus: c.badByStatus, samples: c.samples,
             cpuCores: cpu ? cpu.cores : null, cpuMsPerCall: cpu && c.ok ? (cpu.totalS * 1000) / c.ok : null,
           }
@@ -336,14 +347,22 @@ export async function measureDoors(o: DoorsOptions): Promise<DoorsResult> {
           await Bun.sleep(500)
         }
       }
+      const byConcurrency = CONCURRENCIES.map((connections) => {
+        const perS: Partial<Record<Target, number>> = {}
+        for (const t of targets) {
+          const xs = rows.filter((r) => r.connections === connections && r.target === t).map((r) => r.perS)
+          if (xs.length) perS[t] = xs.reduce((a, b) => a + b, 0) / xs.length
+        }
+        return { connections, perS, doorToSubmit: (perS.door ?? NaN) / (perS.submit ?? NaN) }
+      })
       const best: DoorsResult['throughput']['best'] = {}
-      for (const r of rows) if (!best[r.target] || r.perS > best[r.target]!.perS) best[r.target] = { perS: r.perS, connections: r.connections }
+      for (const c of byConcurrency) for (const [t, v] of Object.entries(c.perS) as [Target, number][]) if (!best[t] || v > best[t]!.perS) best[t] = { perS: v, connections: c.connections }
 
       // 3. streaming
       o.log(`  streaming (${o.streamWarmup} warm-up + ${o.streams} rounds of ${targets.filter((t) => t !== 'submit').join(' / ')}; ${o.streamChunks} chunks ${o.streamSpacingMs} ms apart) ... `)
       const sTargets = targets.filter((t): t is Exclude<Target, 'submit'> => t !== 'submit')
       const sCalls = Object.fromEntries(sTargets.map((t) => [t, call(t, true)])) as Record<Target, Call>
-      const sSamples = Object.fromEntries(sTargets.map((t) => [t, { ttfc: [] as number[], total: [] as number[], devProvider: [] as number[], devNominal: [] as number[] }]))
+      const sSamples = Object.fromEntries(sTargets.map((t) => [t, { ttfc: [] as number[], total: [] as number[], devProvider: [] as number[], devNominal: [] as number[], devLater: [] as number[] }]))
       for (let i = 0; i < o.streamWarmup + o.streams; i++) {
         for (let k = 0; k < sTargets.length; k++) {
           const t = sTargets[(i + k) % sTargets.length]!
@@ -353,18 +372,21 @@ export async function measureDoors(o: DoorsOptions): Promise<DoorsResult> {
           if (sent.length !== s.atMs.length) { fail(`${t} stream`, 200, `${s.atMs.length} content chunks received, the provider sent ${sent.length}`); continue }
           let devProvider = 0
           let devNominal = 0
+          let devLater = 0
           for (let j = 1; j < s.atMs.length; j++) {
             const gap = s.atMs[j]! - s.atMs[j - 1]!
-            devProvider = Math.max(devProvider, Math.abs(gap - (sent[j]! - sent[j - 1]!)))
+            const dev = Math.abs(gap - (sent[j]! - sent[j - 1]!))
+            devProvider = Math.max(devProvider, dev)
+            if (j >= 2) devLater = Math.max(devLater, dev)
             devNominal = Math.max(devNominal, Math.abs(gap - o.streamSpacingMs))
           }
           const acc = sSamples[t]!
-          acc.ttfc.push(s.ttfcMs); acc.total.push(s.totalMs); acc.devProvider.push(devProvider); acc.devNominal.push(devNominal)
+          acc.ttfc.push(s.ttfcMs); acc.total.push(s.totalMs); acc.devProvider.push(devProvider); acc.devNominal.push(devNominal); acc.devLater.push(devLater)
         }
       }
       const sRows: DoorsStreamRow[] = sTargets.map((t) => {
         const a = sSamples[t]!
-        return { target: t, label: LABEL[t], n: a.ttfc.length, ttfc: stats(a.ttfc), total: stats(a.total), maxGapDevFromProvider: stats(a.devProvider), maxGapDevFromNominal: stats(a.devNominal) }
+        return { target: t, label: LABEL[t], n: a.ttfc.length, ttfc: stats(a.ttfc), total: stats(a.total), maxGapDevFromProvider: stats(a.devProvider), maxGapDevFromNominal: stats(a.devNominal), maxLaterGapDevFromProvider: stats(a.devLater) }
       })
       const directTtfc = sRows.find((r) => r.target === 'direct')!.ttfc.p50Ms
       const ttfcOverheadP50Ms: DoorsResult['streaming']['ttfcOverheadP50Ms'] = {}
@@ -374,7 +396,7 @@ export async function measureDoors(o: DoorsOptions): Promise<DoorsResult> {
       return {
         method: DOORS_METHOD, portkey: portkeyInfo, portkeyMissing,
         latency: { warmup: o.latencyWarmup, samples: o.latencySamples, rows: lat, overhead },
-        throughput: { warmupS: o.warmupS, durationS: o.durationS, rows, best, doorToSubmit: (best.door?.perS ?? NaN) / (best.submit?.perS ?? NaN) },
+        throughput: { warmupS: o.warmupS, durationS: o.durationS, rows, byConcurrency, best, doorToSubmit: (best.door?.perS ?? NaN) / (best.submit?.perS ?? NaN) },
         streaming: { warmup: o.streamWarmup, streams: o.streams, chunks: o.streamChunks, spacingMs: o.streamSpacingMs, rows: sRows, ttfcOverheadP50Ms },
         failures, failureCount,
       }
