@@ -3,14 +3,15 @@
 // gateway overhead around a provider call (bench/fake-openai.ts, see bench/lib/pipeline.ts) and the
 // cost of paying a submit with x402 instead of credits (a dedicated server, see bench/lib/payments.ts)
 // and the task lists at a million stored tasks (a dedicated seeded data dir, see bench/lib/lists.ts)
-// and the bytes stored per task (a dedicated data dir, see bench/lib/storage.ts).
+// and the bytes stored per task (a dedicated data dir, see bench/lib/storage.ts)
+// and the OpenAI-compatible door next to a direct provider call and Portkey (see bench/lib/doors.ts).
 // Writes bench/results/latest.json. Exits 0 even when targets are missed (it is a report);
 // non-zero only when the benchmark itself cannot run.
 //
 //   bun run bench/run.ts [--quick] [--duration N] [--warmup N] [--build] [--cold-runs N]
 //                        [--connections N] [--threads N] [--only SUBSTRING]
 //                        [--pipeline-duration N] [--overhead-samples N] [--payment-samples N] [--lists-tasks N]
-//                        [--storage-tasks N] [--storage-concurrency N]
+//                        [--storage-tasks N] [--storage-concurrency N] [--doors-samples N] [--doors-streams N]
 import { closeSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -18,6 +19,7 @@ import type { Subprocess } from 'bun'
 import { measurePayments, setupPayments, type PaymentsResult } from './lib/payments'
 import { measureOverhead, type OverheadResult } from './lib/pipeline'
 import { LISTS_MAX_P50_MS, LISTS_NAME, measureLists, type ListsResult } from './lib/lists'
+import { DOORS_GOALS, DOORS_NAME, measureDoors, type DoorsResult } from './lib/doors'
 import { measureStorage, STORAGE_MAX_BYTES_PER_TASK, STORAGE_NAME, type StorageResult } from './lib/storage'
 import { measureSoak, SOAK_MAX_DRIFT, SOAK_NAME, type SoakResult } from './lib/soak'
 import { cleanEnv, cleanup, cleanupSync, cpuBetween, freePort, readCpu, readMem, removeTempDir, sampleRss, stop, tail, tempDir, track, waitForHttp, type MemSample } from './lib/proc'
@@ -55,6 +57,8 @@ interface Options {
   paymentSamples: number; paymentWarmup: number
   listsTasks: number
   storageTasks: number; storageConcurrency: number
+  /** the doors part: sequential latency rounds (warm-up a tenth) and streams per target (warm-up 5) */
+  doorsSamples: number; doorsStreams: number
   /** minutes of the soak (0: not run) and its submit rate (0: half the best pipeline rate of this run) */
   soakMinutes: number; soakRate: number
 }
@@ -64,6 +68,7 @@ function parseArgs(argv: string[]): Options {
     build: false, durationS: 10, warmupS: 2, coldRuns: 5, connections: 50, threads: 1, only: null, logLevel: null,
     pipelineDurationS: 5, overheadSamples: 500, overheadWarmup: 50, paymentSamples: 300, paymentWarmup: 30,
     listsTasks: 1_000_000, storageTasks: 5000, storageConcurrency: 16, soakMinutes: 0, soakRate: 0,
+    doorsSamples: 300, doorsStreams: 50,
   }
   let duration: number | null = null
   let warmup: number | null = null
@@ -82,7 +87,7 @@ function parseArgs(argv: string[]): Options {
     const val = (name: string) => num(inline ?? argv[++i], name)
     switch (flag) {
       case '--build': o.build = true; break
-      case '--quick': o.durationS = 3; o.warmupS = 1; o.pipelineDurationS = 2; o.overheadSamples = 200; o.overheadWarmup = 20; o.paymentSamples = 100; o.paymentWarmup = 10; break
+      case '--quick': o.durationS = 3; o.warmupS = 1; o.pipelineDurationS = 2; o.overheadSamples = 200; o.overheadWarmup = 20; o.paymentSamples = 100; o.paymentWarmup = 10; o.doorsSamples = 100; o.doorsStreams = 20; break
       case '--duration': duration = val('--duration'); break
       case '--warmup': warmup = val('--warmup'); break
       case '--cold-runs': o.coldRuns = Math.round(val('--cold-runs')); break
@@ -95,6 +100,8 @@ function parseArgs(argv: string[]): Options {
       case '--lists-tasks': o.listsTasks = Math.round(val('--lists-tasks')); break
       case '--storage-tasks': o.storageTasks = Math.round(val('--storage-tasks')); break
       case '--storage-concurrency': o.storageConcurrency = Math.round(val('--storage-concurrency')); break
+      case '--doors-samples': o.doorsSamples = Math.round(val('--doors-samples')); break
+      case '--doors-streams': o.doorsStreams = Math.round(val('--doors-streams')); break
       case '--soak': o.soakMinutes = Math.round(val('--soak')); break
       case '--soak-rate': o.soakRate = val('--soak-rate'); break
       case '--only': o.only = inline ?? argv[++i] ?? usage('--only needs a value'); break
@@ -126,7 +133,8 @@ function usage(err?: string): never {
   --threads N        wrk threads (default 1)
   --only SUBSTRING   only run scenarios whose name contains SUBSTRING; the bare baseline runs when a
                      route scenario is chosen. Pipeline: "pipeline" (all), "pipeline builtin",
-                     "c=16", "overhead"; x402 payments: "payments"; task lists at scale: "lists"
+                     "c=16", "overhead"; x402 payments: "payments"; task lists at scale: "lists";
+                     the OpenAI-compatible door next to a direct call and Portkey: "doors"
   --pipeline-duration N  seconds per pipeline load (default 5; the warm-up is --warmup)
   --overhead-samples N   measured rounds of the overhead measurement (default 500)
   --overhead-warmup N    rounds of the overhead measurement discarded first (default 50)
@@ -135,6 +143,10 @@ function usage(err?: string): never {
   --storage-tasks N  tasks of the storage part (default 5,000; "--only storage" runs only it): database
                      bytes per task after they completed and a clean stop, goal ≤ ${STORAGE_MAX_BYTES_PER_TASK} bytes
   --storage-concurrency N  submits in flight during the storage part (default 16)
+  --doors-samples N  sequential latency rounds of the doors part (default 300, --quick 100; warm-up N/10);
+                     its loads use --warmup and --pipeline-duration, its streams --doors-streams
+  --doors-streams N  streams per target in the doors part (default 50, --quick 20; warm-up 5). Portkey is
+                     measured when \`npm run bench:peers\` installed it (else reported missing)
   --soak N           also run the soak for N minutes (not in the default run; the issue asks for 10):
                      submits at a fixed rate plus task lists at a fifth of it, one row per minute,
                      goal: last minute's p50 within ${SOAK_MAX_DRIFT}× of the first ("--only soak" runs only it)
@@ -329,8 +341,9 @@ async function main(): Promise<void> {
   const paymentsChosen = matches(PAYMENTS_NAME)
   const listsChosen = matches(LISTS_NAME)
   const storageChosen = matches(STORAGE_NAME)
+  const doorsChosen = matches(DOORS_NAME)
   const soakChosen = opts.soakMinutes > 0 && matches(SOAK_NAME)
-  if (chosen.length === 0 && !overheadChosen && !paymentsChosen && !listsChosen && !storageChosen && !soakChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME, LISTS_NAME, STORAGE_NAME, SOAK_NAME].join(' | ')})`)
+  if (chosen.length === 0 && !overheadChosen && !paymentsChosen && !listsChosen && !storageChosen && !doorsChosen && !soakChosen) usage(`--only ${opts.only} matches no scenario (${[...SCENARIOS.map((s) => s.name), OVERHEAD_NAME, PAYMENTS_NAME, LISTS_NAME, STORAGE_NAME, DOORS_NAME, SOAK_NAME].join(' | ')})`)
   const wrk = ensureWrk()
   const loadAtStart = loadavg()[0]!
   if (loadAtStart > 0.5) log(`warning: load average is ${f(loadAtStart, 2)} before the benchmark; other processes compete for the CPU and the numbers will be noisy`)
@@ -535,6 +548,21 @@ async function main(): Promise<void> {
     })
   }
 
+  // 7f. the OpenAI-compatible door next to a direct call and Portkey, on a dedicated server
+  let doors: DoorsResult | null = null
+  if (doorsChosen) {
+    log(`load: ${DOORS_NAME}`)
+    doors = await measureDoors({
+      wrk, bin: BIN, bunBin: bunBinary(), root: ROOT, env: cleanEnv(BENCH_ENV).env,
+      warmupS: opts.warmupS, durationS: opts.pipelineDurationS,
+      latencyWarmup: Math.max(1, Math.round(opts.doorsSamples / 10)), latencySamples: opts.doorsSamples,
+      streamWarmup: 5, streams: opts.doorsStreams, streamChunks: 5, streamSpacingMs: 10,
+      start: (dir, cwd, logFile) => startTaskgate(dir, cwd, logFile, opts.logLevel ? ['--log-level', opts.logLevel] : [], BENCH_ENV),
+      log: (x) => process.stdout.write(x),
+    })
+    if (doors.portkeyMissing) log(`  Portkey: missing (${doors.portkeyMissing})`)
+  }
+
   // 8. report
   const memory = {
     idleRssMb: kbToMb(idle.rssKb),
@@ -589,6 +617,22 @@ async function main(): Promise<void> {
   if (storage) {
     checks.push({ name: `storage per task (${storage.tasks.toLocaleString('en')} tasks, clean stop)`, value: `${f(storage.bytesPerTask / 1024, 2)} KB`, limit: `≤ ${f(STORAGE_MAX_BYTES_PER_TASK / 1024, 0)} KB`, pass: storage.bytesPerTask <= STORAGE_MAX_BYTES_PER_TASK })
     if (storage.failed) checks.push({ name: 'storage: tasks not COMPLETED', value: String(storage.failed), limit: '0', pass: false })
+  }
+  if (doors) {
+    const d = doors
+    const G = DOORS_GOALS
+    const door = d.latency.overhead.door!
+    const pk = d.latency.overhead.portkey
+    checks.push({ name: 'doors: /v1/chat/completions overhead p50 (door − direct, c=1)', value: `${f(door.p50Ms, 3)} ms`, limit: `< ${G.overheadP50Ms} ms`, pass: door.p50Ms < G.overheadP50Ms })
+    checks.push({ name: 'doors: overhead p99, door vs Portkey (same run)', value: pk ? `${f(door.p99Ms, 2)} vs ${f(pk.p99Ms, 2)} ms` : `${f(door.p99Ms, 2)} ms, Portkey missing`, limit: '< Portkey\'s', pass: !!pk && door.p99Ms < pk.p99Ms })
+    const bd = d.throughput.best.door
+    checks.push({ name: `doors: /v1/chat/completions calls/s (best: c=${bd?.connections ?? '?'})`, value: f(bd?.perS ?? NaN, 0), limit: `≥ ${G.callsPerS}`, pass: (bd?.perS ?? 0) >= G.callsPerS })
+    checks.push({ name: 'doors: best calls/s ÷ best submit tasks/s (same model, bracketed)', value: `${f(d.throughput.doorToSubmit, 2)}×`, limit: `≥ ${G.minRatioToSubmit}×`, pass: d.throughput.doorToSubmit >= G.minRatioToSubmit })
+    const ttfc = d.streaming.ttfcOverheadP50Ms.door ?? NaN
+    checks.push({ name: 'doors: stream time to first chunk, overhead p50', value: `${f(ttfc, 3)} ms`, limit: `< ${G.ttfcOverheadP50Ms} ms`, pass: ttfc < G.ttfcOverheadP50Ms })
+    const gap = d.streaming.rows.find((r) => r.target === 'door')?.maxGapDevFromProvider.p50Ms ?? NaN
+    checks.push({ name: 'doors: stream chunk spacing, largest deviation p50', value: `${f(gap, 3)} ms`, limit: `≤ ${G.spacingMs} ms`, pass: gap <= G.spacingMs })
+    checks.push({ name: 'doors: failed calls / socket errors', value: String(d.failureCount), limit: '0', pass: d.failureCount === 0 })
   }
   if (soak && soak.rows.length < 2) log('soak: one minute has nothing to compare with; the drift goals need --soak 2 or more')
   if (soak && soak.rows.length >= 2) {
@@ -730,6 +774,39 @@ async function main(): Promise<void> {
     log(`  (tables and indexes of one page, empty or nearly: ${st.objects.filter((x) => x.pages <= 1 && x.name !== '(free pages)').length})`)
     log()
   }
+  if (doors) {
+    const d = doors
+    const table = (cols: string[], rows: string[][]) => {
+      const w = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)))
+      const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ')
+      log(`  ${line(cols)}`)
+      for (const r of rows) log(`  ${line(r)}`)
+    }
+    log(`doors: POST /v1/chat/completions (all 8 stages, two signatures a call) next to the fake provider directly and ${d.portkey ? `Portkey ${d.portkey.version} (node ${d.portkey.node}, @hono/node-server ${d.portkey.honoNodeServer})` : `Portkey: MISSING (${d.portkeyMissing})`}`)
+    for (const l of d.method.split('\n')) log(`  ${l}`)
+    log(`  latency, c=1 (${d.latency.samples} rounds after ${d.latency.warmup} warm-up):`)
+    const lr = (Object.entries(d.latency.rows) as [keyof typeof d.latency.overhead | 'direct', OverheadResult['direct']][]).map(([t, x]) => {
+      const oh = t === 'direct' ? null : d.latency.overhead[t]
+      return [t, f(x.p50Ms, 3), f(x.p90Ms, 3), f(x.p99Ms, 3), f(x.meanMs, 3), String(x.n), oh ? f(oh.p50Ms, 3) : '', oh ? f(oh.p99Ms, 3) : '']
+    })
+    table(['', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'n', 'overhead p50', 'overhead p99'], lr)
+    log(`  throughput, wrk (warm-up ${d.throughput.warmupS} s, measure ${d.throughput.durationS} s):`)
+    table(['', 'c', 'calls/s', 'p50 ms', 'p99 ms', 'ok', 'failed', 'CPU', 'CPU ms/call'], d.throughput.rows.map((r) => [
+      r.round > 1 ? `${r.target} (#${r.round})` : r.target, String(r.connections), f(r.perS, 0), f(r.p50Ms, 2), f(r.p99Ms, 2), String(r.ok), String(r.bad + r.socketErrors), r.cpuCores === null ? 'n/a' : f(r.cpuCores, 2), r.cpuMsPerCall === null ? 'n/a' : f(r.cpuMsPerCall, 3),
+    ]))
+    for (const c of d.throughput.byConcurrency) log(`  c=${c.connections}: door ${f(c.perS.door ?? NaN, 0)}/s ÷ submit ${f(c.perS.submit ?? NaN, 0)}/s (mean of the loads before and after) = ${f(c.doorToSubmit, 2)}${c.perS.portkey !== undefined ? `; door ÷ Portkey ${f((c.perS.door ?? NaN) / c.perS.portkey, 2)}` : ''}`)
+    const bp = d.throughput.best.portkey
+    log(`  best: door ${f(d.throughput.best.door?.perS ?? NaN, 0)}/s, submit ${f(d.throughput.best.submit?.perS ?? NaN, 0)}/s (door ÷ submit ${f(d.throughput.doorToSubmit, 2)})${bp ? `, Portkey ${f(bp.perS, 0)}/s (door ÷ Portkey ${f((d.throughput.best.door?.perS ?? NaN) / bp.perS, 2)})` : ''}; CPU: that process (the fake provider's for direct)`)
+    log(`  streaming (${d.streaming.streams} streams each after ${d.streaming.warmup} warm-up; ${d.streaming.chunks} content chunks ${d.streaming.spacingMs} ms apart):`)
+    table(['', 'TTFC p50 ms', 'TTFC p99 ms', 'TTFC overhead p50', 'end p50 ms', 'gap dev p50 (vs provider)', 'gap dev p99', 'gap dev p50 (vs nominal)', 'gaps 2+ dev p50', 'n'], d.streaming.rows.map((r) => [
+      r.target, f(r.ttfc.p50Ms, 3), f(r.ttfc.p99Ms, 3), r.target === 'direct' ? '' : f(d.streaming.ttfcOverheadP50Ms[r.target] ?? NaN, 3), f(r.total.p50Ms, 2),
+      f(r.maxGapDevFromProvider.p50Ms, 3), f(r.maxGapDevFromProvider.p99Ms, 3), f(r.maxGapDevFromNominal.p50Ms, 3), f(r.maxLaterGapDevFromProvider.p50Ms, 3), String(r.n),
+    ]))
+    log('  gap dev: per stream the largest |received gap − the gap the provider made| (vs nominal: − the spacing asked for); gaps 2+: leaving out the gap after the first chunk, which also carries that chunk\'s delay')
+    if (d.failureCount) log(`  ${d.failureCount} failed calls`)
+    for (const x of d.failures) log(`    ${x.kind}: ${x.status} ${x.body}`)
+    log()
+  }
   log(`binary size        ${f(sizeMb)} MB${build.built ? ` (built in ${f(build.seconds)} s: ${build.reason})` : ''}`)
   log(`cold start         min ${f(cold.minMs)} / median ${f(cold.medianMs)} / max ${f(cold.maxMs)} ms  (${cold.runsMs.map((x) => f(x)).join(', ')}); \`taskgate version\` alone: ${f(cold.execFloorMs)} ms`)
   log(`RSS                idle ${f(memory.idleRssMb)} MB / under load ${memory.underLoadRssMb === null ? 'n/a' : f(memory.underLoadRssMb)} MB / peak (VmHWM) ${memory.peakHwmMb === null ? 'n/a' : f(memory.peakHwmMb)} MB   (bare Bun.serve idle ${memory.bareIdleRssMb === null ? 'n/a' : f(memory.bareIdleRssMb)} MB)`)
@@ -766,6 +843,7 @@ async function main(): Promise<void> {
     payments,
     lists,
     storage,
+    doors,
     soak,
     checks,
   }, null, 2)}\n`)

@@ -127,6 +127,10 @@ async function readStream(kind: RemoteKind, res: Response, onDelta: (text: strin
   } catch (e) {
     throw unreachable(e, timeoutMs, output !== '')
   }
+  // One turn of the event loop before the pipeline goes on: the last piece, handed on in this
+  // turn, is written to the door's socket only when the turn ends, and stages 3–7 that follow
+  // run for milliseconds without yielding (docs/doors.md, "Streaming": no buffering of ours).
+  if (output !== '') await new Promise((r) => setImmediate(r))
   if (failure) throw new ProviderError(`provider stream failed: ${failure}`, output === '', res.status, undefined, output !== '')
   if (!finished && !ended) throw new ProviderError('provider stream ended early', output === '', res.status, undefined, output !== '')
   return { output, model, usage }
