@@ -239,7 +239,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     pruneDeliveries: (before) => outbox.prune(before),
   })
   const proofs = new ProofDocuments(ipfs, (id) => pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version),
-    async (bytes) => (await importToMemory(bytes)).cid.toString(), signer.address)
+    async (bytes) => (await importToMemory(bytes)).cid.toString(), () => signer.address)
   const exporter = new ExportService(clock, {
     profile: (id) => operators.profile(operators.byId(id)!),
     keys: (id) => keys.list(id).map(keyRecord),

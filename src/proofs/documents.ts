@@ -26,8 +26,8 @@ export class ProofDocuments {
     private tosAcceptanceTask: (operatorId: string, version: string) => string | null,
     /** Content re-hashed to its CID (the embedded IPFS node's importer). */
     private recomputeCid: (bytes: Uint8Array) => Promise<string>,
-    /** The service signer's address: a receipt's signer is checked against it. */
-    private signerAddress: string,
+    /** The service signer's address, asked at the first check: deriving it is the key's first secp256k1 multiplication (noble's base-point table), which start-up need not wait for (Signer.account). */
+    private signerAddress: () => string,
   ) {}
 
   /**
@@ -45,7 +45,7 @@ export class ProofDocuments {
     const cidMatches = (await this.recomputeCid(bytes)) === key
     if (kind === 'receipt') {
       const signatureValid = await verifyReceipt(doc as never)
-      return { cid: key, kind, doc, task, verification: { signatureValid, signer: String(doc.signer), signerKnown: String(doc.signer).toLowerCase() === this.signerAddress.toLowerCase(), cidMatches } }
+      return { cid: key, kind, doc, task, verification: { signatureValid, signer: String(doc.signer), signerKnown: String(doc.signer).toLowerCase() === this.signerAddress().toLowerCase(), cidMatches } }
     }
     return { cid: key, kind, doc, task, verification: { cidMatches } }
   }
