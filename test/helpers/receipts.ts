@@ -1,5 +1,6 @@
 // A receipt checked the way a client would: fetched by its CID from the gateway's IPFS route, its
 // EIP-712 signature verified with viem, and its signer matched against /.well-known/taskgate-signers.
+import { expect } from 'bun:test'
 import { keccak256, stringToBytes, verifyTypedData, type Hex } from 'viem'
 
 export interface CheckedReceipt { valid: boolean; signer: string; listed: boolean; message: Record<string, unknown> }
@@ -22,4 +23,13 @@ function reviveBigInts(message: Record<string, unknown>, fields: { name: string;
   const out: Record<string, unknown> = { ...message }
   for (const f of fields) if (/^u?int\d*$/.test(f.type) && out[f.name] !== undefined) out[f.name] = BigInt(out[f.name] as string)
   return out
+}
+
+/** The receipt verifies with viem, is signed by a listed signer, and covers this task and output. */
+export async function expectReceiptCovers(baseUrl: string, cid: string, taskId: string, output: string): Promise<void> {
+  const r = await checkReceipt(baseUrl, cid)
+  expect(r.valid).toBe(true)
+  expect(r.listed).toBe(true)
+  expect(r.message.taskId).toBe(taskId)
+  expect(r.message.outputHash).toBe(textHash(output))
 }

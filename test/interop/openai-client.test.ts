@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { FakeLLM } from '../helpers/fake-llm'
-import { checkReceipt, textHash } from '../helpers/receipts'
+import { expectReceiptCovers } from '../helpers/receipts'
 import { startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -39,14 +39,7 @@ afterAll(async () => {
 const task = async (id: string, token = op.token) => (await s.get(`/api/v1/tasks/${id}`, { token })).body
 const taskgateOf = (x: unknown): TaskGateMember => (x as { taskgate: TaskGateMember }).taskgate
 
-/** The receipt verifies with viem, is signed by a listed signer, and covers this task and output. */
-async function expectReceipt(cid: string, taskId: string, output: string) {
-  const r = await checkReceipt(s.url, cid)
-  expect(r.valid).toBe(true)
-  expect(r.listed).toBe(true)
-  expect(r.message.taskId).toBe(taskId)
-  expect(r.message.outputHash).toBe(textHash(output))
-}
+const expectReceipt = (cid: string, taskId: string, output: string) => expectReceiptCovers(s.url, cid, taskId, output)
 
 describe('models', () => {
   test('client.models.list() pages through every model of the pool, builtin included; retrieve() finds one', async () => {
