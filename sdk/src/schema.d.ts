@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a task to the 8-stage pipeline
-         * @description Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the original task (header `idempotent-replayed: true`), answered right after authentication and before any payment, credit or guardrail check, so a retry is never charged or refused for the balance; another body → 409 IDEMPOTENCY_KEY_REUSED. An agent-bound key submits only for its own agent (403 AGENT_KEY_MISMATCH). `metadata` is stored as given and never changes the cost. Guardrail block (the operator's active guardrails: allowedTaskTypes, maxPromptLength, blockedPatterns, maxTasksPerHour, maxCreditsPerDay) → 403 GUARDRAIL_BLOCKED with the FAILED task in `task`, no credit spent. An `action.requestedValue` above the operator's `approvalThreshold` is held unless every auto-approve rule passes: 202 with the task PENDING_APPROVAL and its `approvalId`, nothing charged until it is approved (`PATCH /api/v1/approvals/{id}`); with TASKGATE_MAX_PENDING_APPROVALS (default 100) requests of the operator already pending → 429 TOO_MANY_PENDING_APPROVALS and nothing is recorded (no task, no approval request, no webhook). A task refused before its debit keeps its prompt's SHA-256 and length (`promptSha256`, `promptLength`) instead of the prompt, and no metadata. Kill-switch on → 403 KILL_SWITCH_ACTIVE before any payment or credit, and no task is recorded (the problem carries no `task`; a replay still answers the original task). With `TASKGATE_TOS_REQUIRED=1`, an operator who has not accepted the current Terms of Service → 403 TOS_NOT_ACCEPTED, also before any payment or credit. No credits → 402 INSUFFICIENT_CREDITS with x402 payment requirements (`x402Version`, `accepts`); pay with `X-PAYMENT` (x402 exact, EIP-3009) or the legacy `X-402-Payment`; `X-PAYMENT-RESPONSE` confirms a settled payment.
+         * @description Waits up to `?wait=` seconds (default 30). A finished task → 200 with the detail; otherwise 202 with the task (PENDING_APPROVAL, QUEUED or PROCESSING) and a Location header. `Idempotency-Key`: same key and body → the original task (header `idempotent-replayed: true`), answered right after authentication and before any payment, credit or guardrail check, so a retry is never charged or refused for the balance; another body → 409 IDEMPOTENCY_KEY_REUSED. An agent-bound key submits only for its own agent (403 AGENT_KEY_MISMATCH). `metadata` is stored as given and never changes the cost. Guardrail block (the operator's active guardrails: allowedTaskTypes, maxPromptLength, blockedPatterns, maxTasksPerHour, maxCreditsPerDay) → 403 GUARDRAIL_BLOCKED with the FAILED task in `task`, no credit spent. An `action.requestedValue` above the operator's `approvalThreshold` is held unless every auto-approve rule passes: 202 with the task PENDING_APPROVAL and its `approvalId`, nothing charged until it is approved (`PATCH /api/v1/approvals/{id}`); with TASKGATE_MAX_PENDING_APPROVALS (default 100) requests of the operator already pending → 429 TOO_MANY_PENDING_APPROVALS and nothing is recorded (no task, no approval request, no webhook). A task refused before its debit keeps its prompt's SHA-256 and length (`promptSha256`, `promptLength`) instead of the prompt, and no metadata. Kill-switch on → 403 KILL_SWITCH_ACTIVE before any payment or credit, and no task is recorded (the problem carries no `task`; a replay still answers the original task). With `TASKGATE_TOS_REQUIRED=1`, an operator who has not accepted the current Terms of Service → 403 TOS_NOT_ACCEPTED, also before any payment or credit. No credits → 402 INSUFFICIENT_CREDITS with the x402 payment requirements: v1 in the body (`x402Version`, `accepts`), v2 in the `PAYMENT-REQUIRED` header; pay with `PAYMENT-SIGNATURE` (x402 v2), `X-PAYMENT` (x402 v1; both scheme exact, EIP-3009) or the legacy `X-402-Payment`; `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1, legacy) confirms a settled payment.
          */
         post: operations["postApiV1TasksSubmit"];
         delete?: never;
@@ -1391,7 +1391,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol server (Streamable HTTP, stateless)
-         * @description Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request's credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit. Against DNS rebinding, a request with an `Origin` other than this server's (the Host it was sent to, or TASKGATE_PUBLIC_URL) → 403 ORIGIN_NOT_ALLOWED, and a server listening on loopback only without a public URL answers only loopback names in Host.
+         * @description Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request's credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1, or `X-402-Payment`) pays for a submit_task as on POST /api/v1/tasks/submit. Against DNS rebinding, a request with an `Origin` other than this server's (the Host it was sent to, or TASKGATE_PUBLIC_URL) → 403 ORIGIN_NOT_ALLOWED, and a server listening on loopback only without a public URL answers only loopback names in Host.
          */
         post: operations["postMcp"];
         delete?: never;
@@ -1417,7 +1417,7 @@ export interface components {
                 message: string;
             }[];
         };
-        /** @description Problem details with the x402 v1 payment requirements (`x402Version`, `accepts`). Pay with the `X-PAYMENT` header and retry. */
+        /** @description Problem details with the x402 v1 payment requirements (`x402Version`, `accepts`); the `PAYMENT-REQUIRED` header carries the same payment in x402 v2. Pay with `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) and retry. */
         PaymentRequired: {
             type: string;
             title: string;
@@ -1498,6 +1498,8 @@ export interface components {
         RequestId: string;
         /** @description Makes retries safe: a retry with the same key is applied once (the operation's description says what a replay answers). */
         IdempotencyKey: string;
+        /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+        PaymentSignature: string;
         /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
         XPayment: string;
         /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
@@ -1537,8 +1539,12 @@ export interface components {
         Link: string;
         /** @description `true` when the answer replays an earlier request with the same Idempotency-Key (nothing was charged again). */
         "idempotent-replayed": "true";
-        /** @description base64 JSON `{ success, transaction, network, payer }`: the x402 payment settled for this request. */
+        /** @description x402 v1 (and the legacy X-402-Payment): base64 JSON `{ success, transaction, network: "base-sepolia", payer }`, the payment settled for this request. */
         "X-PAYMENT-RESPONSE": string;
+        /** @description x402 v2: base64 JSON `{ success, transaction, network: "eip155:84532", payer }`, the payment settled for this request. */
+        "PAYMENT-RESPONSE": string;
+        /** @description x402 v2: base64 JSON `{ x402Version: 2, error?, resource: { url, description, mimeType }, accepts: [{ scheme: "exact", network: "eip155:84532", amount, asset, payTo, maxTimeoutSeconds, extra: { name, version } }] }`, the same payment as the body's v1 `accepts`. */
+        "PAYMENT-REQUIRED": string;
         /** @description Unix time (seconds) at which the paying wallet's hourly x402 limit resets. */
         "X-RateLimit-Reset": number;
         /** @description The GitHub sign-in state cookie (HttpOnly, SameSite=Lax, Path=/api/v1/auth/github). */
@@ -4876,6 +4882,8 @@ export interface operations {
             header?: {
                 /** @description Makes retries safe: a retry with the same key is applied once (the operation's description says what a replay answers). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
                 /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
                 "X-PAYMENT"?: components["parameters"]["XPayment"];
                 /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
@@ -4922,6 +4930,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
                     [name: string]: unknown;
                 };
@@ -4998,6 +5007,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -5095,7 +5105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with X-PAYMENT (x402) or top up; carries `x402Version`, `accepts`, `needed`, `balance`; `PAYMENT_INVALID`: the payment header is malformed, or not x402 v1 `exact` on this network; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
+            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with x402 (PAYMENT-SIGNATURE, or X-PAYMENT for v1) or top up; carries `x402Version`, `accepts`, `needed`, `balance`, and the v2 requirements in the PAYMENT-REQUIRED header; `PAYMENT_INVALID`: the payment header is malformed, not `exact` on this network in USDC (x402 v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT), or more than one payment header was sent; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5103,6 +5113,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6564,6 +6575,8 @@ export interface operations {
             header?: {
                 /** @description Makes retries safe: a retry with the same key is applied once (the operation's description says what a replay answers). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
                 /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
                 "X-PAYMENT"?: components["parameters"]["XPayment"];
                 /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
@@ -6604,6 +6617,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
                     [name: string]: unknown;
                 };
@@ -6646,7 +6660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with X-PAYMENT (x402) or top up; carries `x402Version`, `accepts`, `needed`, `balance`; `PAYMENT_INVALID`: the payment header is malformed, or not x402 v1 `exact` on this network; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
+            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with x402 (PAYMENT-SIGNATURE, or X-PAYMENT for v1) or top up; carries `x402Version`, `accepts`, `needed`, `balance`, and the v2 requirements in the PAYMENT-REQUIRED header; `PAYMENT_INVALID`: the payment header is malformed, not `exact` on this network in USDC (x402 v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT), or more than one payment header was sent; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6654,6 +6668,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11367,6 +11382,8 @@ export interface operations {
             header?: {
                 /** @description Makes retries safe: a retry with the same key is applied once (the operation's description says what a replay answers). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
                 /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
                 "X-PAYMENT"?: components["parameters"]["XPayment"];
                 /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
@@ -11430,6 +11447,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
                     "x-taskgate-task-id": components["headers"]["x-taskgate-task-id"];
                     "x-taskgate-receipt-cid": components["headers"]["x-taskgate-receipt-cid"];
@@ -11500,7 +11518,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with X-PAYMENT (x402) or top up; carries `x402Version`, `accepts`, `needed`, `balance`; `PAYMENT_INVALID`: the payment header is malformed, or not x402 v1 `exact` on this network; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
+            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with x402 (PAYMENT-SIGNATURE, or X-PAYMENT for v1) or top up; carries `x402Version`, `accepts`, `needed`, `balance`, and the v2 requirements in the PAYMENT-REQUIRED header; `PAYMENT_INVALID`: the payment header is malformed, not `exact` on this network in USDC (x402 v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT), or more than one payment header was sent; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11508,6 +11526,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11681,6 +11700,8 @@ export interface operations {
             header?: {
                 /** @description Makes retries safe: a retry with the same key is applied once (the operation's description says what a replay answers). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
                 /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
                 "X-PAYMENT"?: components["parameters"]["XPayment"];
                 /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
@@ -11739,6 +11760,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
                     "x-taskgate-task-id": components["headers"]["x-taskgate-task-id"];
                     "x-taskgate-receipt-cid": components["headers"]["x-taskgate-receipt-cid"];
@@ -11807,7 +11829,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with X-PAYMENT (x402) or top up; carries `x402Version`, `accepts`, `needed`, `balance`; `PAYMENT_INVALID`: the payment header is malformed, or not x402 v1 `exact` on this network; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
+            /** @description Payment Required. `INSUFFICIENT_CREDITS`: not enough credits: pay with x402 (PAYMENT-SIGNATURE, or X-PAYMENT for v1) or top up; carries `x402Version`, `accepts`, `needed`, `balance`, and the v2 requirements in the PAYMENT-REQUIRED header; `PAYMENT_INVALID`: the payment header is malformed, not `exact` on this network in USDC (x402 v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT), or more than one payment header was sent; `PAYMENT_SIGNATURE_INVALID`: the payment signature is not the payer's; `PAYMENT_WRONG_RECIPIENT`: the payment is not to the payment gate; `PAYMENT_EXPIRED`: the payment authorization is not valid at this time; `PAYMENT_UNDERPAID`: the payment does not cover this request; `PAYMENT_REPLAYED`: this payment was already used; `PAYMENT_NOT_FOUND`: no matching transfer from the payer to the payment gate (X-402-Payment); `PAYER_NOT_BOUND`: the X-402-Payment payer must be the operator's bound wallet; `PAYMENT_INSUFFICIENT_FUNDS`: the payer's mock USDC balance does not cover the payment. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11815,6 +11837,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11986,8 +12009,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
                 /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
                 "X-PAYMENT"?: components["parameters"]["XPayment"];
+                /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
+                "X-402-Payment"?: components["parameters"]["X402Payment"];
                 /** @description Optional, never refused. A request id to carry through the logs: a value matching `^[A-Za-z0-9._:-]{1,128}$` (1–128 letters, digits and `._:-`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs). */
                 "x-request-id"?: components["parameters"]["RequestId"];
             };

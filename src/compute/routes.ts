@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { notFound } from '../http/errors'
 import { defineRoute, errorsOf } from '../http/route'
 import { Id, PROBLEM_CODE } from '../http/schemas'
-import { PAYMENT_ERRORS } from '../money/x402'
+import { PAYMENT_ERRORS, PAYMENT_REQUEST_HEADERS, PAYMENT_RESPONSE_HEADERS } from '../money/x402'
 import { TaskType } from '../tasks/schema'
 import type { Services } from '../services'
 import { SSE_HEADERS } from '../http/sse'
@@ -90,19 +90,19 @@ export function computeRoutes(s: Services) {
         // "prompt or messages": enforced by the handler as 400 PROMPT_REQUIRED (http/request-schema.ts)
         anyOf: [{ required: ['prompt'] }, { required: ['messages'] }],
       }),
-      requestHeaders: ['Idempotency-Key', 'X-PAYMENT', 'X-402-Payment'],
+      requestHeaders: ['Idempotency-Key', ...PAYMENT_REQUEST_HEADERS],
       errors: errorsOf(PAYMENT_ERRORS, { 400: ['PROMPT_REQUIRED', 'UNKNOWN_MODEL', 'INVALID_IDEMPOTENCY_KEY'], 403: ['AGENT_KEY_MISMATCH', 'GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE', 'TOS_NOT_ACCEPTED'], 404: ['NOT_FOUND'], 409: ['IDEMPOTENCY_KEY_REUSED'] }),
       summary: 'Queue a compute job (runs at once when the pool has capacity)',
       description: '202 `{ jobId, status: "queued", position, statusUrl }`; follow `statusUrl` (SSE). While the operator\'s kill-switch is on → 403 KILL_SWITCH_ACTIVE before any payment or credit, and no job is recorded (a replayed Idempotency-Key still answers the original job); turning it on fails queued jobs (`failed`, code KILL_SWITCH_ACTIVE) and refunds them. The operator\'s active guardrails apply as to a task\'s stage 1 (allowedTaskTypes on `taskType`, maxPromptLength and blockedPatterns on the prompt or the messages\' contents joined by newlines, maxCreditsPerDay on the cost; maxTasksPerHour counts tasks only): a block → 403 GUARDRAIL_BLOCKED before any payment or credit, no job created. Costs the task cost of `taskType` (default general); refunded if the job fails. The job belongs to `agentId` (an agent of the operator, else 404), or to the calling key\'s agent when none is named; an agent-bound key naming another agent → 403 AGENT_KEY_MISMATCH, nothing charged. `Idempotency-Key` (1-255 characters): a replay of the same request answers the original 202 body with `idempotent-replayed: true`, before any payment or credit check (nothing charged again); the same key with another request → 409 IDEMPOTENCY_KEY_REUSED. `position` counts queued jobs for the same model ahead of this one.',
       responses: { 202: {
         description: 'queued', schema: t.Object({ jobId: t.String(), status: t.Literal('queued'), position: t.Integer({ minimum: 0 }), statusUrl: t.String() }),
-        headers: { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' },
+        headers: { 'idempotent-replayed': 'idempotent-replayed', ...PAYMENT_RESPONSE_HEADERS },
         links: { status: { route: 'GET /api/v1/compute/:jobId/status', parameters: { jobId: '$response.body#/jobId' }, description: 'follow the job (server-sent events)' } },
       } },
       handler: async (c) => {
         const { auth, body, set, request } = c
         const r = await submitCompute(s, auth, body, request.headers.get('idempotency-key'), request, () => c.ip)
-        if (r.paymentHeader) set.headers['x-payment-response'] = r.paymentHeader
+        if (r.paymentHeaders) Object.assign(set.headers, r.paymentHeaders)
         if (r.replayed) set.headers['idempotent-replayed'] = 'true'
         set.status = 202
         return r.body

@@ -18,8 +18,8 @@ export interface ComputeInput {
 export interface ComputeAccepted {
   body: { jobId: string; status: 'queued'; position: number; statusUrl: string }
   replayed: boolean
-  /** X-PAYMENT-RESPONSE of a payment settled for this request. */
-  paymentHeader?: string
+  /** The header confirming a payment settled for this request (PAYMENT-RESPONSE or X-PAYMENT-RESPONSE). */
+  paymentHeaders?: Record<string, string>
 }
 
 const accepted = (job: { jobId: string; position: number }) =>
@@ -53,7 +53,7 @@ export async function submitCompute(s: Services, p: Principal, input: ComputeInp
       check: () => assertNotKilled(s.operators.byId(p.operator.id) ?? p.operator), // turned on while the payment was checked
       charge: () => s.ledger.debit(p.operator.id, cost, 'compute_debit', `compute:${id}`),
     })
-    return { body: accepted(r.job), replayed: r.replayed, paymentHeader: paid?.header }
+    return { body: accepted(r.job), replayed: r.replayed, paymentHeaders: paid?.responseHeaders }
   } catch (e) {
     if (e instanceof InsufficientCredits) throw s.x402.paymentRequired(request, cost, e.extra.balance as number)
     throw e

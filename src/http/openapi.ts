@@ -58,7 +58,9 @@ const HEADERS: Record<string, Json> = {
   Location: hdr('Where the resource can be read (relative URL).'),
   Link: hdr('`<relative URL>; rel="next"`: the next page (RFC 8288), present only when there is one.'),
   'idempotent-replayed': hdr('`true` when the answer replays an earlier request with the same Idempotency-Key (nothing was charged again).', { type: 'string', enum: ['true'] }),
-  'X-PAYMENT-RESPONSE': hdr('base64 JSON `{ success, transaction, network, payer }`: the x402 payment settled for this request.'),
+  'X-PAYMENT-RESPONSE': hdr('x402 v1 (and the legacy X-402-Payment): base64 JSON `{ success, transaction, network: "base-sepolia", payer }`, the payment settled for this request.'),
+  'PAYMENT-RESPONSE': hdr('x402 v2: base64 JSON `{ success, transaction, network: "eip155:84532", payer }`, the payment settled for this request.'),
+  'PAYMENT-REQUIRED': hdr('x402 v2: base64 JSON `{ x402Version: 2, error?, resource: { url, description, mimeType }, accepts: [{ scheme: "exact", network: "eip155:84532", amount, asset, payTo, maxTimeoutSeconds, extra: { name, version } }] }`, the same payment as the body\'s v1 `accepts`.'),
   'X-RateLimit-Reset': hdr('Unix time (seconds) at which the paying wallet\'s hourly x402 limit resets.', { type: 'integer', minimum: 0 }),
   'Set-Cookie': hdr('The GitHub sign-in state cookie (HttpOnly, SameSite=Lax, Path=/api/v1/auth/github).'),
   ETag: hdr('`"<cid>.<format>"`'),
@@ -75,6 +77,7 @@ const RATE_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset
 const PARAMETERS: Record<string, Json> = {
   RequestId: { name: 'x-request-id', in: 'header', required: false, description: `Optional, never refused. A request id to carry through the logs: a value matching \`${REQUEST_ID_PATTERN}\` (1–128 letters, digits and \`._:-\`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs).`, schema: { type: 'string' } },
   IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: 'Makes retries safe: a retry with the same key is applied once (the operation\'s description says what a replay answers).', schema: { type: 'string', minLength: 1, maxLength: 255 } },
+  PaymentSignature: { name: 'PAYMENT-SIGNATURE', in: 'header', required: false, description: 'x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request.', schema: { type: 'string' } },
   XPayment: { name: 'X-PAYMENT', in: 'header', required: false, description: 'x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid).', schema: { type: 'string' } },
   X402Payment: { name: 'X-402-Payment', in: 'header', required: false, description: 'Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator\'s bound wallet to the payment gate (e.g. the faucet\'s `x402PaymentHeader`).', schema: { type: 'string' } },
   LastEventId: { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume an event stream after this event id (EventSource sends it on reconnect); a value that is not a positive event id replays from the start.', schema: { type: 'string' } },
@@ -85,7 +88,7 @@ const PARAMETERS: Record<string, Json> = {
   AccessToken: { name: 'access_token', in: 'query', required: false, description: 'The bearer token, for EventSource clients that cannot send headers (same as `Authorization: Bearer`, which wins when both are sent; empty = not sent).', schema: { type: 'string' } },
 }
 const HEADER_PARAMS: Record<string, string> = {
-  'Idempotency-Key': 'IdempotencyKey', 'X-PAYMENT': 'XPayment', 'X-402-Payment': 'X402Payment', 'Last-Event-ID': 'LastEventId', Accept: 'Accept',
+  'Idempotency-Key': 'IdempotencyKey', 'PAYMENT-SIGNATURE': 'PaymentSignature', 'X-PAYMENT': 'XPayment', 'X-402-Payment': 'X402Payment', 'Last-Event-ID': 'LastEventId', Accept: 'Accept',
   'x-taskgate-agent-id': 'AgentId', 'x-taskgate-task-type': 'TaskTypeHeader', 'x-taskgate-action': 'ActionHeader',
 }
 
@@ -247,6 +250,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       if (status === 401) extra['WWW-Authenticate'] = 'WWW-Authenticate'
       if (status === 429 || status === 503 || status === 507) extra['Retry-After'] = 'Retry-After'
       if (status === 429 && r.errors?.[402]) extra['X-RateLimit-Reset'] = 'X-RateLimit-Reset'
+      if (status === 402) extra['PAYMENT-REQUIRED'] = 'PAYMENT-REQUIRED'
       const schema = status === 402 ? '#/components/schemas/PaymentRequired' : '#/components/schemas/Problem'
       // The OpenAI-compatible routes answer the same problems in OpenAI's error shape.
       const content = isOpenAiPath(r.path)
@@ -283,7 +287,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
       title: 'TaskGate API', version: o.version,
       description: [
         'Self-hosted gateway for AI agents: operators, API keys, agents, an 8-stage task pipeline with verifiable receipts, compute, credits and x402 payments.',
-        '**Errors.** Every error is RFC 9457 `application/problem+json` with a stable `code` (`x-problem-codes` at the top of this document says what each means), except under `/v1/` (the OpenAI-compatible routes), where the same problem takes OpenAI\'s error shape `{ error: { message, type, code, param } }` with the code in lower case (schema `OpenAiError`). Each operation lists every status it can answer; each problem status lists its codes in its description, in `x-problem-codes`, and as the `enum` of `code` in its schema. A 402 carries the x402 payment requirements (`x402Version`, `accepts`).',
+        '**Errors.** Every error is RFC 9457 `application/problem+json` with a stable `code` (`x-problem-codes` at the top of this document says what each means), except under `/v1/` (the OpenAI-compatible routes), where the same problem takes OpenAI\'s error shape `{ error: { message, type, code, param } }` with the code in lower case (schema `OpenAiError`). Each operation lists every status it can answer; each problem status lists its codes in its description, in `x-problem-codes`, and as the `enum` of `code` in its schema. A 402 carries the x402 payment requirements: v1 in the body (`x402Version`, `accepts`), v2 in the `PAYMENT-REQUIRED` header.',
         `**Request bodies.** ${UNKNOWN_MEMBERS_RULE} A JSON body that is not an object where the operation takes one → 400 \`VALIDATION_FAILED\`. Bodies over ${o.jsonBodyLimit} bytes (${o.uploadBodyLimit} on upload operations) → 413 \`BODY_TOO_LARGE\`, whatever the content type; multipart/form-data anywhere but upload operations → 415.`,
         `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BEARER_KEY_RULE} ${BOTH_CREDENTIALS_RULE}`,
         `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,

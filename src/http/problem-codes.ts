@@ -49,8 +49,8 @@ export const PROBLEM_CODES = {
   OAUTH_DENIED: 'GitHub sign-in was not completed',
   OAUTH_FAILED: 'GitHub did not confirm the sign-in',
   // payment
-  INSUFFICIENT_CREDITS: 'not enough credits: pay with X-PAYMENT (x402) or top up; carries `x402Version`, `accepts`, `needed`, `balance`',
-  PAYMENT_INVALID: 'the payment header is malformed, or not x402 v1 `exact` on this network',
+  INSUFFICIENT_CREDITS: 'not enough credits: pay with x402 (PAYMENT-SIGNATURE, or X-PAYMENT for v1) or top up; carries `x402Version`, `accepts`, `needed`, `balance`, and the v2 requirements in the PAYMENT-REQUIRED header',
+  PAYMENT_INVALID: 'the payment header is malformed, not `exact` on this network in USDC (x402 v2 in PAYMENT-SIGNATURE, v1 in X-PAYMENT), or more than one payment header was sent',
   PAYMENT_SIGNATURE_INVALID: 'the payment signature is not the payer\'s',
   PAYMENT_WRONG_RECIPIENT: 'the payment is not to the payment gate',
   PAYMENT_EXPIRED: 'the payment authorization is not valid at this time',

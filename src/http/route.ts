@@ -34,7 +34,7 @@ export interface ResponseDoc {
 }
 
 /** Request headers a route reads (documented as header parameters; see http/openapi.ts REQUEST_HEADERS). */
-export type RequestHeader = 'Idempotency-Key' | 'X-PAYMENT' | 'X-402-Payment' | 'Last-Event-ID' | 'Accept' | 'x-taskgate-agent-id' | 'x-taskgate-task-type' | 'x-taskgate-action'
+export type RequestHeader = 'Idempotency-Key' | 'PAYMENT-SIGNATURE' | 'X-PAYMENT' | 'X-402-Payment' | 'Last-Event-ID' | 'Accept' | 'x-taskgate-agent-id' | 'x-taskgate-task-type' | 'x-taskgate-action'
 
 export interface HandlerCtx<P, Q, B, A extends AuthKind> {
   params: P

@@ -18,7 +18,7 @@ export const OpenAiError = t.Object({
   x402: t.Optional(t.Object({}, { additionalProperties: true, description: '402 only: the x402 payment requirements (`x402Version`, `accepts`, `needed`, `balance`)' })),
 }, { $id: 'OpenAiError' })
 
-/** 402 answers: a problem that also carries the x402 v1 payment requirements. */
+/** 402 answers: a problem that also carries the x402 v1 payment requirements (v2: the PAYMENT-REQUIRED header). */
 export const PaymentRequired = t.Composite([Problem, t.Object({
   x402Version: t.Literal(1),
   accepts: t.Array(t.Object({
@@ -32,7 +32,7 @@ export const PaymentRequired = t.Composite([Problem, t.Object({
   error: t.String({ description: 'x402 clients show this' }),
   needed: t.Optional(t.Integer({ description: 'credits this request costs (INSUFFICIENT_CREDITS)' })),
   balance: t.Optional(t.Integer({ description: 'the operator\'s credit balance (INSUFFICIENT_CREDITS)' })),
-})], { $id: 'PaymentRequired', description: 'Problem details with the x402 v1 payment requirements (`x402Version`, `accepts`). Pay with the `X-PAYMENT` header and retry.' })
+})], { $id: 'PaymentRequired', description: 'Problem details with the x402 v1 payment requirements (`x402Version`, `accepts`); the `PAYMENT-REQUIRED` header carries the same payment in x402 v2. Pay with `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1) and retry.' })
 
 export const Success = t.Object({ success: t.Boolean() })
 export const TierEnum = t.Union([t.Literal('FREE'), t.Literal('PRO'), t.Literal('ENTERPRISE')])

@@ -2,6 +2,7 @@
 // stateless; GET and DELETE answer 405 as a server without sessions should).
 import { t } from 'elysia'
 import { defineRoute, type RouteDef } from '../http/route'
+import { PAYMENT_REQUEST_HEADERS } from '../money/x402'
 import type { Services } from '../services'
 
 export function mcpRoutes(s: Services): RouteDef[] {
@@ -13,8 +14,8 @@ export function mcpRoutes(s: Services): RouteDef[] {
         params: t.Optional(t.Object({}, { additionalProperties: true })),
       }, { description: 'one JSON-RPC 2.0 request or notification of the Model Context Protocol (this stateless server sends no requests, so it takes no responses)' }),
       summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
-      description: 'Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request\'s credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. An `X-PAYMENT` header pays for a submit_task as on POST /api/v1/tasks/submit. Against DNS rebinding, a request with an `Origin` other than this server\'s (the Host it was sent to, or TASKGATE_PUBLIC_URL) → 403 ORIGIN_NOT_ALLOWED, and a server listening on loopback only without a public URL answers only loopback names in Host.',
-      requestHeaders: ['X-PAYMENT'],
+      description: 'Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request\'s credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1, or `X-402-Payment`) pays for a submit_task as on POST /api/v1/tasks/submit. Against DNS rebinding, a request with an `Origin` other than this server\'s (the Host it was sent to, or TASKGATE_PUBLIC_URL) → 403 ORIGIN_NOT_ALLOWED, and a server listening on loopback only without a public URL answers only loopback names in Host.',
+      requestHeaders: [...PAYMENT_REQUEST_HEADERS],
       errors: { 403: ['ORIGIN_NOT_ALLOWED'] },
       responses: {
         200: { description: 'the JSON-RPC answer', schema: t.Object({ jsonrpc: t.Literal('2.0') }, { additionalProperties: true }) },

@@ -1,11 +1,17 @@
-// The x402 payment gate (docs/money.md, "x402 gate"). Operators without credits pay per request:
-//  - `X-PAYMENT`: x402 v1, scheme "exact": an EIP-3009 transferWithAuthorization signed by the
-//    payer, verified here and settled on the mock USDC ledger;
+// The x402 payment gate (docs/payments.md). Operators without credits pay per request:
+//  - `PAYMENT-SIGNATURE`: x402 v2, scheme "exact" on eip155:84532, and `X-PAYMENT`: x402 v1, the
+//    same scheme on "base-sepolia": an EIP-3009 transferWithAuthorization signed by the payer,
+//    verified here and settled on the mock USDC ledger. Both versions share every check below;
+//    @x402/core decodes and validates the v2 envelope and encodes the v2 headers;
 //  - `X-402-Payment` (legacy): base64 { txHash, payer, amount, chainId } naming a prior transfer
 //    to the gate by the operator's bound wallet.
+// Every 402 carries both versions' requirements: the v1 body and the v2 `PAYMENT-REQUIRED` header.
 // A payment converts to credits (pricePerCredit base units each), recorded in the ledger with the
 // tx hash. Defence: a per-wallet hourly limit of paid requests and a block list for wallets that
 // keep sending invalid or replayed payments (only signatures valid for the payer count against it).
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import { parsePaymentPayload } from '@x402/core/schemas'
+import type { PaymentRequired, SettleResponse } from '@x402/core/types'
 import { getAddress, isAddress, isHex, verifyTypedData, type Hex } from 'viem'
 import type { Clock } from '../clock'
 import type { Config } from '../config'
@@ -19,8 +25,11 @@ import { newId } from '../lib/ids'
 import type { MoneyRepository, PaymentScheme } from './repository'
 import { FAUCET_GATE_MEMO, USDC_ADDRESS, USDC_EIP712, usdcString, type MockUsdc } from './usdc'
 
+/** The network as x402 v1 names it, and as v2 does (CAIP-2). */
 export const NETWORK = 'base-sepolia'
 export const CHAIN_ID = 84532
+export const NETWORK_V2 = `eip155:${CHAIN_ID}`
+const MAX_TIMEOUT_S = 300
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
@@ -31,7 +40,11 @@ const AUTH_TYPES = {
   ],
 } as const
 
-export interface Settlement { txHash: string; payer: string; credits: number; header: string }
+/** A settled payment; `responseHeaders`: the header that confirms it, in the payer's version (PAYMENT-RESPONSE or X-PAYMENT-RESPONSE). */
+export interface Settlement { txHash: string; payer: string; credits: number; responseHeaders: Record<string, string> }
+
+type Version = 1 | 2
+const b64json = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64')
 
 /** What the payment gate can answer on a paid operation (submit, compute): its `errors` declaration. */
 export const PAYMENT_ERRORS = {
@@ -39,6 +52,10 @@ export const PAYMENT_ERRORS = {
   403: ['PAYER_BLOCKED'],
   429: ['X402_RATE_LIMITED', 'TOO_MANY_INVALID_PAYMENTS', 'FAUCET_OPERATOR_LIMIT'],
 } as const
+
+/** The request headers that pay (x402 v2, v1, legacy) and the response headers that confirm a payment: what paid routes declare. */
+export const PAYMENT_REQUEST_HEADERS = ['PAYMENT-SIGNATURE', 'X-PAYMENT', 'X-402-Payment'] as const
+export const PAYMENT_RESPONSE_HEADERS = { 'PAYMENT-RESPONSE': 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' } as const
 
 export class X402Gate {
   /** `limiter`: the request limiter, where forged signatures count per client address. */
@@ -57,25 +74,47 @@ export class X402Gate {
       accepts: [{
         scheme: 'exact', network: NETWORK, maxAmountRequired: String(credits * this.config.pricePerCredit),
         resource, description: `${credits} TaskGate credit(s)`, mimeType: 'application/json',
-        payTo: this.payTo, maxTimeoutSeconds: 300, asset: USDC_ADDRESS, extra: { ...USDC_EIP712 },
+        payTo: this.payTo, maxTimeoutSeconds: MAX_TIMEOUT_S, asset: USDC_ADDRESS, extra: { ...USDC_EIP712 },
       }],
     }
   }
 
+  /** x402 v2 payment requirements for the same payment: what the `PAYMENT-REQUIRED` header carries. */
+  requirementsV2(resource: string, credits: number, error?: string): PaymentRequired {
+    return {
+      x402Version: 2, ...(error ? { error } : {}),
+      resource: { url: resource, description: `${credits} TaskGate credit(s)`, mimeType: 'application/json' },
+      accepts: [{
+        scheme: 'exact', network: NETWORK_V2, amount: String(credits * this.config.pricePerCredit),
+        asset: USDC_ADDRESS, payTo: this.payTo, maxTimeoutSeconds: MAX_TIMEOUT_S, extra: { ...USDC_EIP712 },
+      }],
+    }
+  }
+
+  /** A 402 with both versions' requirements: v1 in the body, v2 in `PAYMENT-REQUIRED`. */
+  private required(code: ProblemCode, detail: string, resource: string, cost: number, extra: Record<string, unknown>, error: string): ProblemError {
+    return new ProblemError(402, code, detail, { ...extra, ...this.requirements(resource, cost), error }, { 'payment-required': encodePaymentRequiredHeader(this.requirementsV2(resource, cost, error)) })
+  }
+
+  /** Whether the request carries a payment (PAYMENT-SIGNATURE, X-PAYMENT or the legacy X-402-Payment). */
+  paying(request: Request): boolean { return request.headers.has('payment-signature') || request.headers.has('x-payment') || request.headers.has('x-402-payment') }
+
   /**
    * Runs before a paid operation. A payment header that is present is always verified and
    * settled (credits added); without one, an operator short of `cost` credits gets 402 with the
-   * requirements. Returns the settlement (for X-PAYMENT-RESPONSE) or null.
+   * requirements. Returns the settlement (its response header) or null.
    */
-  /** Whether the request carries a payment (X-PAYMENT or the legacy X-402-Payment). */
-  paying(request: Request): boolean { return request.headers.has('x-payment') || request.headers.has('x-402-payment') }
-
   async gate(request: Request, p: Principal, cost: number, ip: () => string): Promise<Settlement | null> {
     const resource = new URL(request.url).toString()
-    const xp = request.headers.get('x-payment')
+    const v2 = request.headers.get('payment-signature')
+    const v1 = request.headers.get('x-payment')
     const legacy = request.headers.get('x-402-payment')
-    if (xp) return this.settleExact(xp, p, cost, resource, ip)
-    if (legacy) return this.settleLegacy(legacy, p, cost, resource)
+    if ((v2 !== null ? 1 : 0) + (v1 !== null ? 1 : 0) + (legacy !== null ? 1 : 0) > 1) {
+      throw this.refuse('send one payment header: PAYMENT-SIGNATURE (x402 v2), X-PAYMENT (x402 v1) or X-402-Payment', resource, cost)
+    }
+    if (v2 !== null) return this.settleV2(v2, p, cost, resource, ip)
+    if (v1 !== null) return this.settleV1(v1, p, cost, resource, ip)
+    if (legacy !== null) return this.settleLegacy(legacy, p, cost, resource)
     const b = this.ledger.balance(p.operator.id)
     const balance = b ? b.allocationBalance + b.purchasedBalance : 0
     if (balance < cost) throw this.paymentRequired(request, cost, balance)
@@ -84,20 +123,44 @@ export class X402Gate {
 
   /** 402 INSUFFICIENT_CREDITS carrying the x402 payment requirements. */
   paymentRequired(request: Request, cost: number, balance: number): ProblemError {
-    return new ProblemError(402, 'INSUFFICIENT_CREDITS', `this needs ${cost} credit(s); the balance is ${balance}. Pay with X-PAYMENT (x402) or top up.`,
-      { needed: cost, balance, ...this.requirements(new URL(request.url).toString(), cost), error: 'X-PAYMENT header is required' })
+    return this.required('INSUFFICIENT_CREDITS', `this needs ${cost} credit(s); the balance is ${balance}. Pay with x402 (PAYMENT-SIGNATURE, or X-PAYMENT for v1) or top up.`,
+      new URL(request.url).toString(), cost, { needed: cost, balance }, 'a payment is required: PAYMENT-SIGNATURE (x402 v2) or X-PAYMENT (x402 v1)')
   }
 
   private refuse(detail: string, resource: string, cost: number, code: ProblemCode = 'PAYMENT_INVALID'): ProblemError {
-    return new ProblemError(402, code, detail, { ...this.requirements(resource, cost), error: detail })
+    return this.required(code, detail, resource, cost, {}, detail)
   }
 
-  private async settleExact(header: string, p: Principal, cost: number, resource: string, ip: () => string): Promise<Settlement> {
+  /** x402 v1: `X-PAYMENT`, base64 JSON `{ x402Version: 1, scheme, network, payload }`. */
+  private settleV1(header: string, p: Principal, cost: number, resource: string, ip: () => string): Promise<Settlement> {
     let payload: any
     try { payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) } catch { throw this.refuse('X-PAYMENT is not base64 JSON', resource, cost) }
-    const auth = payload?.payload?.authorization
-    const signature = payload?.payload?.signature
-    if (payload?.x402Version !== 1 || payload?.scheme !== 'exact' || payload?.network !== NETWORK) throw this.refuse(`only x402Version 1, scheme exact on ${NETWORK} is accepted`, resource, cost)
+    if (payload?.x402Version !== 1 || payload?.scheme !== 'exact' || payload?.network !== NETWORK) throw this.refuse(`X-PAYMENT takes x402Version 1, scheme exact on ${NETWORK} (x402 v2 goes in PAYMENT-SIGNATURE)`, resource, cost)
+    return this.settleAuthorization(payload.payload, 1, p, cost, resource, ip)
+  }
+
+  /** x402 v2: `PAYMENT-SIGNATURE`, base64 JSON `{ x402Version: 2, accepted, payload, resource? }`, validated with @x402/core's schema. */
+  private settleV2(header: string, p: Principal, cost: number, resource: string, ip: () => string): Promise<Settlement> {
+    let decoded: unknown
+    try { decoded = decodePaymentSignatureHeader(header) } catch { throw this.refuse('PAYMENT-SIGNATURE is not base64 JSON', resource, cost) }
+    const parsed = parsePaymentPayload(decoded)
+    if (!parsed.success) {
+      const first = parsed.error.issues[0]
+      throw this.refuse(`PAYMENT-SIGNATURE is not an x402 payment payload${first ? ` (${first.path.join('.') || 'payload'}: ${first.message})` : ''}`, resource, cost)
+    }
+    const payment = parsed.data
+    if (payment.x402Version !== 2) throw this.refuse('PAYMENT-SIGNATURE takes x402Version 2 (x402 v1 goes in X-PAYMENT)', resource, cost)
+    const a = (payment as { accepted: { scheme: string; network: string; asset: string } }).accepted
+    if (a.scheme !== 'exact' || a.network !== NETWORK_V2 || a.asset.toLowerCase() !== USDC_ADDRESS.toLowerCase()) {
+      throw this.refuse(`only scheme exact on ${NETWORK_V2} in USDC (${USDC_ADDRESS}) is accepted`, resource, cost)
+    }
+    return this.settleAuthorization(payment.payload, 2, p, cost, resource, ip)
+  }
+
+  /** The "exact" scheme's EIP-3009 authorization, either version: verified, checked against every defence, then settled. */
+  private async settleAuthorization(inner: any, version: Version, p: Principal, cost: number, resource: string, ip: () => string): Promise<Settlement> {
+    const auth = inner?.authorization
+    const signature = inner?.signature
     if (!auth || !isAddress(auth.from ?? '', { strict: false }) || !isAddress(auth.to ?? '', { strict: false }) || !isHex(signature) || !/^0x[0-9a-fA-F]{64}$/.test(auth.nonce ?? '')
       || ![auth.value, auth.validAfter, auth.validBefore].every((v) => typeof v === 'string' && /^[0-9]{1,30}$/.test(v))) {
       throw this.refuse('malformed transferWithAuthorization payload', resource, cost)
@@ -138,7 +201,11 @@ export class X402Gate {
       if (e instanceof ProblemError && e.code === 'PAYMENT_INSUFFICIENT_FUNDS') throw this.refuse(e.detail, resource, cost, e.code)
       throw e
     }
-    return { txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: txHash, network: NETWORK, payer })).toString('base64') }
+    if (version === 2) {
+      const settled: SettleResponse = { success: true, transaction: txHash, network: NETWORK_V2 as SettleResponse['network'], payer }
+      return { txHash, payer, credits, responseHeaders: { 'payment-response': encodePaymentResponseHeader(settled) } }
+    }
+    return { txHash, payer, credits, responseHeaders: { 'x-payment-response': b64json({ success: true, transaction: txHash, network: NETWORK, payer }) } }
   }
 
   private async settleLegacy(header: string, p: Principal, cost: number, resource: string): Promise<Settlement> {
@@ -170,7 +237,7 @@ export class X402Gate {
     } else this.assertHourly(payer)
     const credits = this.creditsFor(amount)
     this.tx.write(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource))
-    return { txHash: tx.txHash, payer, credits, header: Buffer.from(JSON.stringify({ success: true, transaction: tx.txHash, network: NETWORK, payer })).toString('base64') }
+    return { txHash: tx.txHash, payer, credits, responseHeaders: { 'x-payment-response': b64json({ success: true, transaction: tx.txHash, network: NETWORK, payer }) } }
   }
 
   /** Credits bought by `amount` USDC base units. */

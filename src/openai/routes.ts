@@ -2,12 +2,12 @@
 // /v1/responses. Errors under /v1/ take OpenAI's shape (http/app.ts).
 import { t } from 'elysia'
 import { defineRoute, errorsOf, type RouteDef } from '../http/route'
-import { PAYMENT_ERRORS } from '../money/x402'
+import { PAYMENT_ERRORS, PAYMENT_REQUEST_HEADERS, PAYMENT_RESPONSE_HEADERS } from '../money/x402'
 import type { Services } from '../services'
 import { ChatChunk, ChatCompletion, ChatRequest, ModelList, ModelObject, ResponseObject, ResponsesRequest } from './schema'
 
 const tags = ['OpenAI-compatible']
-const TASK_HEADERS = { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE', 'x-taskgate-task-id': 'x-taskgate-task-id', 'x-taskgate-receipt-cid': 'x-taskgate-receipt-cid', 'x-taskgate-attestation-uid': 'x-taskgate-attestation-uid' } as const
+const TASK_HEADERS = { 'idempotent-replayed': 'idempotent-replayed', ...PAYMENT_RESPONSE_HEADERS, 'x-taskgate-task-id': 'x-taskgate-task-id', 'x-taskgate-receipt-cid': 'x-taskgate-receipt-cid', 'x-taskgate-attestation-uid': 'x-taskgate-attestation-uid' } as const
 const DOOR_ERRORS = errorsOf(PAYMENT_ERRORS, {
   400: ['UNKNOWN_MODEL', 'INVALID_TASK_TYPE', 'INVALID_IDEMPOTENCY_KEY', 'AGENT_ID_REQUIRED', 'INVALID_ACTION_HEADER', 'UNSUPPORTED_PARAMETER', 'PROMPT_REQUIRED', 'PROMPT_TOO_LONG'],
   403: ['AGENT_KEY_MISMATCH', 'GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE', 'TOS_NOT_ACCEPTED', 'APPROVAL_REQUIRED'],
@@ -15,7 +15,7 @@ const DOOR_ERRORS = errorsOf(PAYMENT_ERRORS, {
   500: ['TASK_FAILED'], 502: ['COMPUTE_FAILED'], 504: ['TASK_STILL_RUNNING'],
 })
 const DOOR_RULES = 'Each call is a task of the caller\'s agent through all 8 stages (guardrails, credits or x402, approvals, compute, verification, IPFS, fingerprint, attestation, receipt); `x-taskgate-task-id` names it, and on success `x-taskgate-receipt-cid` and `x-taskgate-attestation-uid` its proofs. An agent-bound key acts as its agent; an operator key or a bearer token names it in `x-taskgate-agent-id`. A call held for approval → 403 `approval_required` with `x-taskgate-approval-id`; the task waits PENDING_APPROVAL. Errors take OpenAI\'s shape with TaskGate\'s code in lower case. `Idempotency-Key` replays the original task, as on submit.'
-const HEADERS = ['Idempotency-Key', 'X-PAYMENT', 'X-402-Payment', 'x-taskgate-agent-id', 'x-taskgate-task-type', 'x-taskgate-action'] as const
+const HEADERS = ['Idempotency-Key', ...PAYMENT_REQUEST_HEADERS, 'x-taskgate-agent-id', 'x-taskgate-task-type', 'x-taskgate-action'] as const
 
 export function openAiRoutes(s: Services): RouteDef[] {
   const call = (c: { auth: NonNullable<Parameters<typeof s.openai.chat>[0]['principal']>; request: Request; set: { headers: Record<string, string | number> }; ip: string }) =>

@@ -27,8 +27,8 @@ export interface SubmitRequest {
   /** The `Idempotency-Key` as sent (null: none). */
   idempotencyKey: string | null
   /**
-   * The request that carries the payment: the x402 gate reads its `X-PAYMENT` or `X-402-Payment`
-   * header, and its URL is the paid resource named in the payment requirements.
+   * The request that carries the payment: the x402 gate reads its `PAYMENT-SIGNATURE`, `X-PAYMENT` or
+   * `X-402-Payment` header, and its URL is the paid resource named in the payment requirements.
    */
   payment: Request
   /** The client address, read only when a forged payment is counted against it. */
@@ -48,7 +48,7 @@ export class SubmitService {
   /**
    * Runs a submission. Refusals are thrown as problems (403 GUARDRAIL_BLOCKED carries the FAILED
    * task; 402 carries the x402 payment requirements). `headersOut` receives the answer's headers as
-   * they become known: `x-payment-response` once a payment settled (so a refusal after it still
+   * they become known: `payment-response` (x402 v2) or `x-payment-response` once a payment settled (so a refusal after it still
    * confirms the payment), `idempotent-replayed` and, for a 202, `location`.
    */
   async submit(r: SubmitRequest, headersOut: Record<string, string | number>): Promise<SubmitAnswer> {
@@ -70,7 +70,7 @@ export class SubmitService {
     // transaction before its first stage (no read ahead of it): short → 402 with the payment
     // requirements, below, as the gate answers.
     const paid = x402.paying(r.payment) ? await x402.gate(r.payment, auth, tasks.costOf(input.taskType), r.ip) : null
-    if (paid) headersOut['x-payment-response'] = paid.header
+    if (paid) Object.assign(headersOut, paid.responseHeaders)
     let submitted
     try {
       submitted = await tasks.submit(auth, input, idempotencyKey, agent)

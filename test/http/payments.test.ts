@@ -1,6 +1,7 @@
-// Money over real HTTP: the faucet, paying for tasks through x402 (headers signed here with viem),
-// the legacy X-402-Payment header, and the defence. Coinbase's own x402 client paying end to end
-// (no project code on the client side): test/interop/payments-x402.test.ts.
+// Money over real HTTP: the faucet, paying for tasks through x402 v1 (X-PAYMENT) and v2
+// (PAYMENT-SIGNATURE), headers signed here with viem, the legacy X-402-Payment header, and the
+// defence under both versions. Coinbase's own x402 client paying end to end (no project code on the
+// client side): test/interop/payments-x402.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { getAddress, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
@@ -85,6 +86,30 @@ describe('faucet', () => {
   })
 })
 
+/** The v2 requirements of a 402 answer: its PAYMENT-REQUIRED header, decoded. */
+function requiredV2(r: { headers: Headers }) {
+  const h = r.headers.get('payment-required')
+  expect(h).toBeTruthy()
+  return JSON.parse(Buffer.from(h!, 'base64').toString())
+}
+
+/** A PAYMENT-SIGNATURE header (x402 v2 exact) for an entry of a PAYMENT-REQUIRED header. */
+async function paymentSignature(account: PrivateKeyAccount, required: any, opts: { value?: string; validAfter?: number; validBefore?: number; accepted?: Record<string, unknown>; nonce?: `0x${string}` } = {}) {
+  const req = required.accepts[0]
+  const now = Math.floor(Date.now() / 1000)
+  const auth = {
+    from: account.address, to: getAddress(req.payTo), value: opts.value ?? req.amount,
+    validAfter: String(opts.validAfter ?? 0), validBefore: String(opts.validBefore ?? now + req.maxTimeoutSeconds),
+    nonce: opts.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  }
+  const signature = await account.signTypedData({
+    domain: { name: req.extra.name, version: req.extra.version, chainId: Number(req.network.split(':')[1]), verifyingContract: req.asset },
+    types: TRANSFER_WITH_AUTHORIZATION, primaryType: 'TransferWithAuthorization',
+    message: { ...auth, value: BigInt(auth.value), validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore), nonce: auth.nonce },
+  })
+  return Buffer.from(JSON.stringify({ x402Version: 2, resource: required.resource, accepted: { ...req, ...opts.accepted }, payload: { signature, authorization: auth } })).toString('base64')
+}
+
 describe('x402', () => {
   test('no credits and no payment → 402 problem with x402 v1 requirements', async () => {
     const o = await operator('broke')
@@ -97,6 +122,27 @@ describe('x402', () => {
       asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', extra: { name: 'USDC', version: '2' },
     })
     expect(r.body.accepts[0].resource).toBe(`${s.url}/api/v1/tasks/submit`)
+  })
+
+  test('the same 402 carries the x402 v2 requirements in PAYMENT-REQUIRED: the same payment, CAIP-2 network, amount', async () => {
+    const o = await operator('broke-v2')
+    const r = await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json' } })
+    expectProblem(r, 402, 'INSUFFICIENT_CREDITS')
+    const v2 = requiredV2(r)
+    expect(v2).toMatchObject({ x402Version: 2, resource: { url: `${s.url}/api/v1/tasks/submit`, mimeType: 'application/json' } })
+    expect(typeof v2.error).toBe('string')
+    expect(v2.accepts).toEqual([{
+      scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      payTo: r.body.accepts[0].payTo, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2' },
+    }])
+    // compute and the OpenAI-compatible door answer 402 the same way
+    const compute = await s.post('/api/v1/compute', { model: 'builtin', prompt: 'hello there' }, { key: o.agent.apiKey })
+    expectProblem(compute, 402, 'INSUFFICIENT_CREDITS')
+    expect(requiredV2(compute).accepts[0].amount).toBe('10000')
+    const chat = await s.post('/v1/chat/completions', { model: 'builtin', messages: [{ role: 'user', content: 'hello there' }] }, { key: o.agent.apiKey })
+    expect(chat.status).toBe(402)
+    expect(chat.body.error.code).toBe('insufficient_credits')
+    expect(requiredV2(chat).resource.url).toBe(`${s.url}/v1/chat/completions`)
   })
 
   test('no credits → 402 before any stage: a task its policy would block or hold is not recorded', async () => {
@@ -213,6 +259,145 @@ describe('x402', () => {
     expect(ok.headers.get('x-payment-response')).toBeTruthy()
     expect((await s.get('/api/v1/operator/billing', { token: o.token })).body.balance.balance).toBe(4) // 5 credits bought, 1 spent
     expectProblem(await send(o.token, o.agent), 402, 'PAYMENT_REPLAYED')
+  })
+})
+
+describe('x402 v2 (PAYMENT-SIGNATURE)', () => {
+  /** The 402 for a task submit, its v2 requirements decoded. */
+  async function requiredFor(agent: any, path = '/api/v1/tasks/submit') {
+    const r = await s.req('POST', path, { key: agent.apiKey, raw: taskBody(agent.agentId), headers: { 'content-type': 'application/json' } })
+    expect(r.status).toBe(402)
+    return requiredV2(r)
+  }
+  const submitWith = (agent: any, headers: Record<string, string>) => s.req('POST', '/api/v1/tasks/submit', { key: agent.apiKey, raw: taskBody(agent.agentId), headers: { 'content-type': 'application/json', ...headers } })
+
+  test('pays for a task: PAYMENT-RESPONSE (v2) confirms it, no X-PAYMENT-RESPONSE; billing shows the payment and the debit', async () => {
+    const o = await operator('payer-v2')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const required = await requiredFor(o.agent)
+    const gateBefore = (await s.get(`/api/v1/usdc/${required.accepts[0].payTo}`)).body.balanceUnits
+    const res = await submitWith(o.agent, { 'payment-signature': await paymentSignature(account, required) })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ status: 'COMPLETED', creditsCharged: 1 })
+    expect(res.headers.get('x-payment-response')).toBeNull()
+    const settled = JSON.parse(Buffer.from(res.headers.get('payment-response')!, 'base64').toString())
+    expect(settled).toEqual({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: 'eip155:84532', payer: account.address })
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99')
+    expect((await s.get(`/api/v1/usdc/${required.accepts[0].payTo}`)).body.balanceUnits).toBe(gateBefore + 10_000)
+    const b = (await s.get('/api/v1/operator/billing', { token: o.token })).body
+    expect(b.transactions.slice(0, 2).map((t: any) => [t.reason, t.delta])).toEqual([['task_debit', -1], [`x402_payment ${settled.transaction}`, 1]])
+  })
+
+  test('compute and the OpenAI-compatible door take PAYMENT-SIGNATURE and answer PAYMENT-RESPONSE', async () => {
+    const o = await operator('doors-v2')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const unpaid = await s.post('/api/v1/compute', { model: 'builtin', prompt: 'hello there' }, { key: o.agent.apiKey })
+    const compute = await s.post('/api/v1/compute', { model: 'builtin', prompt: 'Paid compute. It runs.' }, { key: o.agent.apiKey, headers: { 'payment-signature': await paymentSignature(account, requiredV2(unpaid)) } })
+    expect(compute.status).toBe(202)
+    expect(JSON.parse(Buffer.from(compute.headers.get('payment-response')!, 'base64').toString())).toMatchObject({ success: true, network: 'eip155:84532', payer: account.address })
+    const chatBody = { model: 'builtin', messages: [{ role: 'user', content: 'Paid for through the OpenAI door, and it works great.' }] }
+    const door = { 'x-taskgate-task-type': 'sentiment_analysis' } // the only type this agent runs
+    const first = await s.post('/v1/chat/completions', chatBody, { key: o.agent.apiKey, headers: door })
+    const chat = await s.post('/v1/chat/completions', chatBody, { key: o.agent.apiKey, headers: { ...door, 'payment-signature': await paymentSignature(account, requiredV2(first)) } })
+    expect(chat.status).toBe(200)
+    expect(chat.body.object).toBe('chat.completion')
+    expect(chat.headers.get('x-taskgate-receipt-cid')).toBeTruthy()
+    expect(JSON.parse(Buffer.from(chat.headers.get('payment-response')!, 'base64').toString())).toMatchObject({ success: true, payer: account.address })
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.98')
+  })
+
+  test('replay (also across versions), underpayment, expiry, wrong recipient and forgeries are refused, each 402 with PAYMENT-REQUIRED; strikes block the wallet', async () => {
+    const o = await operator('defender-v2')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const required = await requiredFor(o.agent)
+    const refused = async (headers: Record<string, string>, status: number, code: string) => {
+      const r = await submitWith(o.agent, headers)
+      expectProblem(r, status, code)
+      if (status === 402) expect(requiredV2(r).error).toBe(r.body.detail) // every 402 carries the v2 requirements, with the reason
+      return r
+    }
+    const good = await paymentSignature(account, required)
+    expect((await submitWith(o.agent, { 'payment-signature': good })).status).toBe(200)
+    await refused({ 'payment-signature': good }, 402, 'PAYMENT_REPLAYED')
+
+    // the same authorization (same nonce) sent again as x402 v1 is the same payment: a replay too
+    const used = JSON.parse(Buffer.from(good, 'base64').toString())
+    const asV1 = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: used.payload })).toString('base64')
+    await refused({ 'x-payment': asV1 }, 402, 'PAYMENT_REPLAYED')
+
+    await refused({ 'payment-signature': await paymentSignature(account, required, { value: '5000' }) }, 402, 'PAYMENT_UNDERPAID')
+    const now = Math.floor(Date.now() / 1000)
+    await refused({ 'payment-signature': await paymentSignature(account, required, { validAfter: now - 1200, validBefore: now - 600 }) }, 402, 'PAYMENT_EXPIRED')
+
+    // forged: signed by mallory, claims to come from the account; counts against the client address, not the wallet
+    const mallory = privateKeyToAccount(generatePrivateKey())
+    const forged = JSON.parse(Buffer.from(await paymentSignature(mallory, required), 'base64').toString())
+    forged.payload.authorization.from = account.address
+    await refused({ 'payment-signature': Buffer.from(JSON.stringify(forged)).toString('base64') }, 402, 'PAYMENT_SIGNATURE_INVALID')
+    expect((await s.get(`/api/v1/x402/wallets/${account.address}`)).body.blocked).toBe(false) // 4 strikes: replay ×2, underpaid, expired
+
+    // paid to someone else: the fifth strike blocks the wallet
+    const elsewhere = { ...required, accepts: [{ ...required.accepts[0], payTo: mallory.address }] }
+    await refused({ 'payment-signature': await paymentSignature(account, elsewhere) }, 402, 'PAYMENT_WRONG_RECIPIENT')
+    expect((await s.get(`/api/v1/x402/wallets/${account.address}`)).body).toMatchObject({ blocked: true, reason: 'REPEATED_INVALID_PAYMENTS' })
+    await refused({ 'payment-signature': await paymentSignature(account, required) }, 403, 'PAYER_BLOCKED')
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('0.99') // only the one good payment settled
+  })
+
+  test('malformed headers, another network or asset, and two payment headers at once → 402 PAYMENT_INVALID, nothing settled', async () => {
+    const o = await operator('malformed-v2')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const required = await requiredFor(o.agent)
+    const invalid = async (headers: Record<string, string>, detail: RegExp) => {
+      const r = await submitWith(o.agent, headers)
+      expectProblem(r, 402, 'PAYMENT_INVALID')
+      expect(r.body.detail).toMatch(detail)
+      expect(r.headers.get('payment-required')).toBeTruthy()
+    }
+    await invalid({ 'payment-signature': '!!not base64 json!!' }, /not base64 JSON/)
+    await invalid({ 'payment-signature': Buffer.from(JSON.stringify({ x402Version: 2, payload: {} })).toString('base64') }, /not an x402 payment payload \(accepted/)
+    await invalid({ 'payment-signature': await paymentSignature(account, required, { accepted: { network: 'eip155:8453' } }) }, /only scheme exact on eip155:84532/)
+    await invalid({ 'payment-signature': await paymentSignature(account, required, { accepted: { asset: '0x0000000000000000000000000000000000000001' } }) }, /in USDC/)
+    // a v1 payload in the v2 header, and a v2 payload in the v1 header
+    const v1req = (await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json' } })).body.accepts[0]
+    await invalid({ 'payment-signature': await paymentHeader(account, v1req) }, /takes x402Version 2/)
+    await invalid({ 'x-payment': await paymentSignature(account, required) }, /X-PAYMENT takes x402Version 1/)
+    await invalid({ 'payment-signature': await paymentSignature(account, required), 'x-payment': await paymentHeader(account, v1req) }, /send one payment header/)
+    expect((await s.get(`/api/v1/usdc/${account.address}`)).body.balance).toBe('1')
+    expect((await s.get(`/api/v1/x402/wallets/${account.address}`)).body.blocked).toBe(false) // malformed headers are no strikes
+  })
+
+  test('an unfunded payer → 402 PAYMENT_INSUFFICIENT_FUNDS, under both versions; no credits, no task', async () => {
+    const o = await operator('unfunded')
+    const account = privateKeyToAccount(generatePrivateKey()) // never funded
+    const required = await requiredFor(o.agent)
+    const v1req = (await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json' } })).body.accepts[0]
+    const v2 = await submitWith(o.agent, { 'payment-signature': await paymentSignature(account, required) })
+    expectProblem(v2, 402, 'PAYMENT_INSUFFICIENT_FUNDS')
+    expect(requiredV2(v2).accepts[0].amount).toBe('10000')
+    expectProblem(await submitWith(o.agent, { 'x-payment': await paymentHeader(account, v1req) }), 402, 'PAYMENT_INSUFFICIENT_FUNDS')
+    expect((await s.get('/api/v1/operator/billing', { token: o.token })).body.balance.balance).toBe(0)
+    expect((await s.get('/api/v1/operator/tasks', { token: o.token })).body.total).toBe(0)
+  })
+
+  test('the hourly limit per wallet counts v1 and v2 payments together', async () => {
+    const o = await operator('hourly-v2')
+    const account = privateKeyToAccount(generatePrivateKey())
+    await s.post('/api/v1/faucet/usdc', { wallet: account.address, amount: 1 })
+    const required = await requiredFor(o.agent)
+    const v1req = (await s.req('POST', '/api/v1/tasks/submit', { key: o.agent.apiKey, raw: taskBody(o.agent.agentId), headers: { 'content-type': 'application/json' } })).body.accepts[0]
+    for (let i = 0; i < 4; i++) {
+      const headers: Record<string, string> = i % 2 ? { 'x-payment': await paymentHeader(account, v1req) } : { 'payment-signature': await paymentSignature(account, required) }
+      expect((await submitWith(o.agent, headers)).status).toBe(200)
+    }
+    const limited = await submitWith(o.agent, { 'payment-signature': await paymentSignature(account, required) })
+    expectProblem(limited, 429, 'X402_RATE_LIMITED')
+    expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Math.floor(Date.now() / 1000))
+    expect((await s.get(`/api/v1/x402/wallets/${account.address}`)).body).toMatchObject({ rateLimitMax: 4, rateLimitRemaining: 0 })
   })
 })
 

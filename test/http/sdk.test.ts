@@ -1,6 +1,6 @@
 // sdk/ (@taskgate/sdk) against a real server: the client typed by sdk/src/schema.d.ts (the root
 // typecheck compiles this file against it, so a call the document no longer allows fails there),
-// verifyReceipt (viem, plus the CID of the bytes served) and payWithX402 (an X-PAYMENT header for a
+// verifyReceipt (viem, plus the CID of the bytes served) and payWithX402 (a PAYMENT-SIGNATURE or X-PAYMENT header for a
 // 402, from the REST API's problem and from the OpenAI door's error). Whether schema.d.ts is the
 // document the server serves today: test/interop/sdk-schema.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -95,24 +95,36 @@ describe('verifyReceipt', () => {
 })
 
 describe('payWithX402', () => {
-  test('pays the REST API\'s 402: the retried submit completes, X-PAYMENT-RESPONSE names the payer, the wallet pays the price once', async () => {
+  test('pays the REST API\'s 402 with x402 v2 (its PAYMENT-REQUIRED header): the retried submit completes, PAYMENT-RESPONSE names the payer, the wallet pays the price once', async () => {
     const account = await fundedAccount()
     const body = { agentId, taskType: 'data_analysis' as const, prompt: 'Paid analysis. Worth every credit.' }
     const unpaid = await agentClient.POST('/api/v1/tasks/submit', { body })
     expect(unpaid.response.status).toBe(402)
     expect(unpaid.error?.code).toBe('INSUFFICIENT_CREDITS')
     const before = await usdcUnits(account.address)
-    const payment = await payWithX402(unpaid.error, account)
-    const paid = await agentClient.POST('/api/v1/tasks/submit', { params: { query: { wait: 30 }, header: { 'X-PAYMENT': payment } }, body })
+    const payment = await payWithX402({ headers: unpaid.response.headers, body: unpaid.error }, account)
+    expect(Object.keys(payment)).toEqual(['PAYMENT-SIGNATURE'])
+    const paid = await agentClient.POST('/api/v1/tasks/submit', { params: { query: { wait: 30 }, header: payment }, body })
     expect(paid.response.status).toBe(200)
     expect(paid.data).toMatchObject({ status: 'COMPLETED', taskType: 'data_analysis', creditsCharged: 200 })
-    const settled = JSON.parse(atob(paid.response.headers.get('x-payment-response')!))
-    expect(settled).toMatchObject({ success: true, payer: account.address })
+    const settled = JSON.parse(atob(paid.response.headers.get('payment-response')!))
+    expect(settled).toMatchObject({ success: true, network: 'eip155:84532', payer: account.address })
     expect(before - await usdcUnits(account.address)).toBe(200 * 10_000)
     expect((await verifyReceipt(s.url, paid.data!.receiptCid!)).valid).toBe(true)
-    const replay = await agentClient.POST('/api/v1/tasks/submit', { params: { header: { 'X-PAYMENT': payment } }, body })
+    const replay = await agentClient.POST('/api/v1/tasks/submit', { params: { header: payment }, body })
     expect(replay.response.status).toBe(402)
     expect(replay.error?.code).toBe('PAYMENT_REPLAYED')
+  })
+
+  test('given the 402\'s body alone, pays with x402 v1 (X-PAYMENT; X-PAYMENT-RESPONSE confirms)', async () => {
+    const account = await fundedAccount()
+    const body = { agentId, taskType: 'data_analysis' as const, prompt: 'Paid analysis, the v1 way.' }
+    const unpaid = await agentClient.POST('/api/v1/tasks/submit', { body })
+    const payment = await payWithX402(unpaid.error, account)
+    expect(Object.keys(payment)).toEqual(['X-PAYMENT'])
+    const paid = await agentClient.POST('/api/v1/tasks/submit', { params: { query: { wait: 30 }, header: payment }, body })
+    expect(paid.response.status).toBe(200)
+    expect(JSON.parse(atob(paid.response.headers.get('x-payment-response')!))).toMatchObject({ success: true, network: 'base-sepolia', payer: account.address })
   })
 
   test('pays the OpenAI door\'s 402 (its `x402` member); the completion\'s receipt verifies', async () => {
@@ -126,7 +138,7 @@ describe('payWithX402', () => {
     expect(unpaid.status).toBe(402)
     const challenge = await unpaid.json() as any
     expect(challenge.error.code).toBe('insufficient_credits')
-    const paid = await call({ 'X-PAYMENT': await payWithX402(challenge, account) })
+    const paid = await call(await payWithX402({ headers: unpaid.headers, body: challenge }, account))
     expect(paid.status).toBe(200)
     const completion = await paid.json() as any
     const check = await verifyReceipt(s.url, completion.taskgate.receiptCid)
