@@ -417,7 +417,7 @@ export async function serve(d: A2aDoorDeps, call: A2aCall, cardJson: Record<stri
     return { jsonrpc: '2.0', id, error: mapError(e) }
   }
   if (handler.escalated) throw handler.escalated
-  if (!(Symbol.asyncIterator in out)) return answered(out, handler)
+  if (!(Symbol.asyncIterator in out)) return answered(out, handler, call)
 
   // A stream: the first event is awaited first, so a refusal is an ordinary JSON answer (not for
   // a 0.3 tasks/resubscribe, which the SDK always answers with events).
@@ -428,7 +428,7 @@ export async function serve(d: A2aDoorDeps, call: A2aCall, cardJson: Record<stri
       first = await events.next()
     } catch (e) {
       if (handler.escalated) throw handler.escalated
-      return answered({ jsonrpc: '2.0', id, error: mapError(e) }, handler)
+      return answered({ jsonrpc: '2.0', id, error: mapError(e) }, handler, call)
     }
   }
   const stream = eventStream({
@@ -458,8 +458,8 @@ export async function serve(d: A2aDoorDeps, call: A2aCall, cardJson: Record<stri
  * the SDK answers it. One the handler did not make is the SDK failing to read the request's
  * params (a value of the wrong type where it expected an object): invalid params.
  */
-function answered(out: JsonRpcAnswer, handler: TaskGateHandler): unknown {
+function answered(out: JsonRpcAnswer, handler: TaskGateHandler, call: A2aCall): unknown {
   if (out.error?.code !== A2A_ERROR_CODE.INTERNAL_ERROR) return out
-  if (handler.internal) return new Response(JSON.stringify(out), { status: 500, headers: { 'content-type': 'application/json' } })
+  if (handler.internal) return new Response(JSON.stringify(out), { status: 500, headers: { ...stringHeaders(call.headers), 'content-type': 'application/json' } })
   return { ...out, error: { code: A2A_ERROR_CODE.INVALID_PARAMS, message: 'invalid params: the request\'s params are not the shape the method takes' } }
 }

@@ -337,6 +337,17 @@ describe('A2A door', () => {
     expectProblem(await s.post('/a2a', { jsonrpc: '1.0', method: 'x' }, { key: op.agent.apiKey }), 400, 'VALIDATION_FAILED')
   })
 
+  test('Idempotency-Key replays the original task; the same key with another message is refused', async () => {
+    const send = (text: string) => rpc({ method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } } }, { 'A2A-Version': '1.0', 'Idempotency-Key': 'a2a-retry-1' })
+    const first = await send('Once, however often it is retried.')
+    const again = await send('Once, however often it is retried.')
+    expect(first.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(again.body.result.task.id).toBe(first.body.result.task.id)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    const other = await send('Something else entirely.')
+    expect(other.body.error).toMatchObject({ code: -32602, data: [{ reason: 'IDEMPOTENCY_KEY_REUSED' }] })
+  })
+
   test('a v0.3 client: message/send, tasks/get and tasks/cancel as raw JSON-RPC without A2A-Version', async () => {
     const sent = await rpc({ method: 'message/send', params: { message: { kind: 'message', messageId: 'legacy-1', role: 'user', parts: [{ kind: 'text', text: 'An old client still gets receipts.' }], contextId: 'legacy-ctx' } } })
     expect(sent.status).toBe(200)

@@ -14,7 +14,7 @@ let admin: string
 
 beforeAll(async () => {
   fake = await FakeLLM.start()
-  s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
+  s = await startServer({ TASKGATE_TEST_CLOCK: '1', TASKGATE_WEBHOOK_ALLOW_PRIVATE: '1' })
   admin = await s.setupAdmin()
 }, 30_000)
 afterAll(async () => {
@@ -42,13 +42,15 @@ describe('POST /api/v1/tasks/{id}/cancel', () => {
   let held: { token: string; id: string; agent: any }
   beforeAll(async () => {
     held = await s.operatorWithAgent('cancel-held', ['general'])
-    expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 10 }, { token: held.token })).status).toBe(200)
+    expect((await s.patch('/api/v1/operator/guardrails', { approvalThreshold: 10, approvalWebhookUrl: 'http://127.0.0.1:9/approvals' }, { token: held.token })).status).toBe(200)
     expect((await s.post('/api/v1/admin/clock/advance', { ms: 31_000 }, { token: admin })).status).toBe(200)
   })
 
   test('a held task: FAILED TASK_CANCELLED, its approval request EXPIRED with the reason, nothing charged; twice changes nothing', async () => {
     const before = (await billing(held.token)).balance.balance
+    const resolvedSent = async () => ((await s.get('/api/v1/operator/webhooks/deliveries?limit=100', { token: held.token })).body.data as { event: string }[]).filter((d) => d.event === 'approval.resolved').length
     const t = await heldTask(held)
+    expect(await resolvedSent()).toBe(0)
     const r = await s.post(`/api/v1/tasks/${t.id}/cancel`, undefined, { token: held.token })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ id: t.id, status: 'FAILED', failureCode: 'TASK_CANCELLED', creditsCharged: 0, approvalId: t.approvalId })
@@ -59,6 +61,7 @@ describe('POST /api/v1/tasks/{id}/cancel', () => {
     expect(apr).toMatchObject({ decision: 'EXPIRED', decidedBy: null })
     expect(apr.decisionNote).toContain('cancelled')
     expect((await s.get('/api/v1/approvals/count', { token: held.token })).body.pending).toBe(0)
+    expect(await resolvedSent()).toBe(1) // approval.resolved (decision "expired") goes out, as for an expiry
     // an operator who approves it now is told it is over
     expectProblem(await s.patch(`/api/v1/approvals/${t.approvalId}`, { decision: 'approved' }, { token: held.token }), 409, 'APPROVAL_ALREADY_RESOLVED')
     const again = await s.post(`/api/v1/tasks/${t.id}/cancel`, undefined, { token: held.token })
@@ -66,6 +69,7 @@ describe('POST /api/v1/tasks/{id}/cancel', () => {
     expect(again.body).toMatchObject({ status: 'FAILED', failureCode: 'TASK_CANCELLED' })
     expect(again.body.completedAt).toBe(r.body.completedAt)
     expect(again.body.timeline.length).toBe(r.body.timeline.length)
+    expect(await resolvedSent()).toBe(1)
     expect((await billing(held.token)).balance.balance).toBe(before)
   })
 
