@@ -445,6 +445,7 @@ export async function serve(d: A2aDoorDeps, call: A2aCall, cardJson: Record<stri
           sink.send({ id: ++n, event: 'error', data: { jsonrpc: '2.0', id, error: mapError(e) } })
         } finally {
           sink.close()
+          void events.return?.(undefined)?.catch(() => {}) // a stream left early lets go of the task's events now
         }
       })()
       return () => stop.abort() // the client left, or its credential failed: the task goes on
