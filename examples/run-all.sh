@@ -66,6 +66,7 @@ run openai-stream.mjs
 cid=$(sed -n 's/^receiptCid: //p' "$work/last.out" | tail -1)
 [ -n "$cid" ] || fail "openai-stream.mjs printed no receiptCid"
 run mcp-client.mjs
+run a2a-client.mjs
 run verify-receipt.mjs "$cid"   # the streamed completion's receipt
 run verify-receipt.mjs          # one it makes itself
 run x402-pay.mjs

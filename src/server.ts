@@ -27,6 +27,7 @@ import { approvalRoutes } from './approvals/routes'
 import { webhookRoutes } from './webhooks/routes'
 import { openAiRoutes } from './openai/routes'
 import { mcpRoutes } from './mcp/routes'
+import { a2aRoutes } from './a2a/routes'
 import { buildServices, type Services } from './services'
 import { systemRoutes, VERSION } from './system/routes'
 import { loadUiAssets, uiResponse } from './ui-assets'
@@ -42,7 +43,7 @@ export function allRoutes(s: Services, consolePage: ConsolePage = () => new Resp
   const c = s.config
   // Kept as UTF-8 bytes: ~0.5 MB, half of the string (its descriptions are not all ASCII, so JavaScript would hold it in UTF-16).
   const document = () => openapi ??= Buffer.from(JSON.stringify(buildOpenApi(routes, { version: VERSION, publicUrl: c.publicUrl || undefined, jsonBodyLimit: c.jsonBodyLimit, uploadBodyLimit: c.uploadBodyLimit, bearerRpm: c.bearerRpm })))
-  routes.push(...systemRoutes(s, document), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...explorerRoutes(s, consolePage), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s), ...openAiRoutes(s), ...mcpRoutes(s))
+  routes.push(...systemRoutes(s, document), ...operatorRoutes(s), ...guardrailRoutes(s), ...keyRoutes(s), ...agentRoutes(s), ...taskRoutes(s), ...computeRoutes(s), ...ipfsRoutes(s), ...proofRoutes(s), ...explorerRoutes(s, consolePage), ...creditRoutes(s), ...walletRoutes(s), ...moneyRoutes(s), ...publicRoutes(s), ...statsRoutes(s), ...tosRoutes(s), ...complianceRoutes(s), ...exportRoutes(s), ...approvalRoutes(s), ...webhookRoutes(s), ...openAiRoutes(s), ...mcpRoutes(s), ...a2aRoutes(s))
   return routes
 }
 

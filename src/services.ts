@@ -75,6 +75,7 @@ import { Retention } from './jobs/retention'
 import { PriceTable } from './compute/prices'
 import { OpenAiDoor } from './openai/service'
 import { McpDoor } from './mcp/service'
+import { A2aDoor } from './a2a/service'
 import pkg from '../package.json'
 
 export interface Services {
@@ -121,6 +122,8 @@ export interface Services {
   openai: OpenAiDoor
   /** The MCP door (/mcp). */
   mcp: McpDoor
+  /** The A2A door (/.well-known/agent-card.json, /a2a). */
+  a2a: A2aDoor
   /** Daily aggregates and all-time platform figures, from the trigger-kept rollups. */
   stats: DailyStats
   wallet: WalletService
@@ -275,6 +278,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   const submit = new SubmitService({ tasks, pipeline, x402, agents, tos })
   const openai = new OpenAiDoor({ submit, pipeline, compute, approvals, clock, log })
+  const a2a = new A2aDoor({ publicUrl: config.publicUrl, version: pkg.version, submit, pipeline, tasks, approvals, auth, ssePingMs: config.ssePingMs, log })
   const mcp = new McpDoor({ origins: { publicUrl: config.publicUrl, loopbackOnly: ['127.0.0.1', 'localhost', '::1'].includes(config.host) }, submit, tasks, proofs, approvals, passport: { agents, operators, x402, config }, version: pkg.version })
 
   // What the route modules, the server and the command line see (nothing else receives it).
@@ -307,6 +311,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     submit,
     openai,
     mcp,
+    a2a,
     stats: new DailyStats(new StatsRepository(db), clock),
     wallet, usdc, x402, faucet,
     tos, proofs, compliance, exporter, approvals, outbox, outbound, webhookSecrets, retention, credits,

@@ -500,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a task that has not reached compute
+         * @description A task held for approval (PENDING_APPROVAL) or waiting in the overflow queue (QUEUED, its compute job not started) becomes FAILED with `failureCode` TASK_CANCELLED, in one transaction: a held task's approval request ends EXPIRED (its `decisionNote` says the task was cancelled; `approval.resolved` is sent with decision `expired`) and nothing was charged; a queued task's job leaves the queue and its debit is refunded. Answers the task. Cancelling a cancelled task answers it again and changes nothing. A task whose compute started, or that finished → 409 TASK_NOT_CANCELABLE. The caller's tasks only: another operator's task, or for an agent-bound key another agent's → 404 (an agent-bound key may cancel its own agent's tasks, approval holds included).
+         */
+        post: operations["postApiV1TasksIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks": {
         parameters: {
             query?: never;
@@ -1394,6 +1414,46 @@ export interface paths {
          * @description Protocol revision 2025-11-25 (older ones negotiated by the SDK). Clients send `Accept: application/json, text/event-stream`; answers are JSON. Tools: `submit_task`, `get_task`, `list_tasks`, `verify_receipt`, `get_passport`, `pending_approvals`, each with input and output JSON Schemas (tools/list), results in `structuredContent`. They act with the request's credential (an agent-bound key only for its agent); a missing or bad credential → 401 with WWW-Authenticate; a refusal (guardrail, credits, approval …) is a tool result with `isError: true` naming the code. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1, or `X-402-Payment`) pays for a submit_task as on POST /api/v1/tasks/submit. Against DNS rebinding, a request with an `Origin` other than this server's (the Host it was sent to, or TASKGATE_PUBLIC_URL) → 403 ORIGIN_NOT_ALLOWED, and a server listening on loopback only without a public URL answers only loopback names in Host.
          */
         post: operations["postMcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The gateway's A2A Agent Card
+         * @description Public. Skills are the task types; the JSON-RPC endpoint is `<base>/a2a` (protocol 1.0 and 0.3), `<base>` being TASKGATE_PUBLIC_URL when set, else the origin the request was sent to; security: an API key as `Authorization: Bearer` or `x-api-key` (or an operator's bearer token). Header `A2A-Version: 1.0` (as the A2A SDK's client sends it) gets the 1.0 card; none, or 0.3, the 0.3 card. Cacheable for 5 minutes (`Vary: A2A-Version`).
+         */
+        get: operations["getWellKnownAgentCardJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Agent2Agent (A2A) JSON-RPC endpoint
+         * @description Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A's version error (-32009). Every message is a task of the caller's agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. `X-PAYMENT` pays for a message, and `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.
+         */
+        post: operations["postA2a"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4624,7 +4684,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
-                        door: ("openai" | "mcp") | null;
+                        door: ("openai" | "mcp" | "a2a") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -4699,7 +4759,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
-                        door: ("openai" | "mcp") | null;
+                        door: ("openai" | "mcp" | "a2a") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -4957,7 +5017,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
-                        door: ("openai" | "mcp") | null;
+                        door: ("openai" | "mcp" | "a2a") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -5035,7 +5095,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
-                        door: ("openai" | "mcp") | null;
+                        door: ("openai" | "mcp" | "a2a") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -5287,7 +5347,7 @@ export interface operations {
                         /** Format: date-time */
                         createdAt: string;
                         completedAt: string | null;
-                        door: ("openai" | "mcp") | null;
+                        door: ("openai" | "mcp" | "a2a") | null;
                         operatorId: string;
                         stage: number;
                         failureCode: string | null;
@@ -5511,6 +5571,242 @@ export interface operations {
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
         };
     };
+    postApiV1TasksIdCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, never refused. A request id to carry through the logs: a value matching `^[A-Za-z0-9._:-]{1,128}$` (1–128 letters, digits and `._:-`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs). */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description task id (`task_…`) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the cancelled task (FAILED, TASK_CANCELLED), owner view */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description one of the task types, or `system` for service records (ToS acceptance) */
+                        taskType: string;
+                        /** @enum {string} */
+                        status: "PENDING_APPROVAL" | "QUEUED" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        agentId: string;
+                        model: string;
+                        provider: string;
+                        latencyMs: number | null;
+                        ipfsCid: string | null;
+                        stateRoot: string | null;
+                        verificationStatus: string | null;
+                        verificationScore: number | null;
+                        verificationProof: string | null;
+                        verificationExplorerUrl: string | null;
+                        attestationUid: string | null;
+                        attestationExplorerUrl: string | null;
+                        receiptCid: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        completedAt: string | null;
+                        door: ("openai" | "mcp" | "a2a") | null;
+                        operatorId: string;
+                        stage: number;
+                        failureCode: string | null;
+                        failureMessage?: string | null;
+                        creditsCharged: number;
+                        receipt: {
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            signature: string;
+                            signer: string;
+                        } | null;
+                        attestation: {
+                            [key: string]: unknown;
+                        } | null;
+                        computeJobId?: string | null;
+                        usage?: {
+                            promptTokens: number;
+                            completionTokens: number;
+                            totalTokens: number;
+                        } | null;
+                        costUsd?: number | null;
+                        approvalId?: string | null;
+                        /** @description owner only; absent once the task failed before its debit (then `promptSha256` and `promptLength`) */
+                        prompt?: string;
+                        /** @description owner only, instead of `prompt` for a task that failed before its debit (refused at stage 1, or held and then denied, expired or stopped): SHA-256 of the prompt's UTF-8 bytes, hex; such a task keeps neither its prompt nor its metadata */
+                        promptSha256?: string;
+                        /** @description owner only, with `promptSha256`: the prompt's length in characters (code points) */
+                        promptLength?: number;
+                        output?: string | null;
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description owner only: the stage events, oldest first; each `id` is the event's position in the timeline, from 1 */
+                        timeline?: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request. `VALIDATION_FAILED`: a parameter or body member breaks the schema, or the body has a member the schema does not name; `errors` lists each `{ path, message }`; `INVALID_JSON`: the request body is not valid JSON. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `INVALID_TOKEN`: the bearer token is invalid, expired or revoked (logout); `INVALID_API_KEY`: the API key is invalid or revoked; `CREDENTIAL_CONFLICT`: a bearer token and an API key were both sent and belong to different operators; `UNAUTHENTICATED`: no credential was sent (WWW-Authenticate names the accepted ones); `CREDENTIAL_NOT_ACCEPTED`: a credential of a kind this operation does not accept; `TEST_KEY_EXHAUSTED`: the diagnostic test key has no uses left. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `OPERATOR_SUSPENDED`: the operator account is suspended; `OPERATOR_BANNED`: the operator account is banned. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `NOT_FOUND`: unknown id, or another operator's, or for an agent-bound key another agent's task, job or approval request (its existence is not revealed). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict. `TASK_NOT_CANCELABLE`: the task has reached compute or finished: only a task held for approval (PENDING_APPROVAL) or waiting in the overflow queue (QUEUED) can be cancelled (`taskStatus` says where it is). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large. `BODY_TOO_LARGE`: the body is over the limit (`limit` bytes): the JSON limit, or the upload limit on upload routes. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type. `UNSUPPORTED_MEDIA_TYPE`: multipart/form-data is accepted only by upload routes; send JSON. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `RATE_LIMITED`: request rate limit of the API key, or of the operator's bearer tokens (RateLimit-* headers, Retry-After, `retryAfterSeconds`). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage. `STORAGE_FULL`: the server's storage is full: reads keep working, writes resume once space is freed (Retry-After). */
+            507: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getApiV1Tasks: {
         parameters: {
             query?: {
@@ -5563,7 +5859,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
-                            door: ("openai" | "mcp") | null;
+                            door: ("openai" | "mcp" | "a2a") | null;
                         }[];
                         total: number;
                         page: number;
@@ -5641,7 +5937,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
-                            door: ("openai" | "mcp") | null;
+                            door: ("openai" | "mcp" | "a2a") | null;
                         }[];
                         total: number;
                         page: number;
@@ -7295,7 +7591,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
-                            door: ("openai" | "mcp") | null;
+                            door: ("openai" | "mcp" | "a2a") | null;
                         };
                     };
                 };
@@ -7386,7 +7682,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
-                            door: ("openai" | "mcp") | null;
+                            door: ("openai" | "mcp" | "a2a") | null;
                         };
                     } | {
                         cid: string;
@@ -7421,7 +7717,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
-                            door: ("openai" | "mcp") | null;
+                            door: ("openai" | "mcp" | "a2a") | null;
                         };
                     };
                 };
@@ -9927,7 +10223,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             completedAt: string | null;
-                            door: ("openai" | "mcp") | null;
+                            door: ("openai" | "mcp" | "a2a") | null;
                             operatorId: string;
                             stage: number;
                             failureCode: string | null;
@@ -12107,6 +12403,250 @@ export interface operations {
                 };
             };
             /** @description Forbidden. `OPERATOR_SUSPENDED`: the operator account is suspended; `OPERATOR_BANNED`: the operator account is banned; `ORIGIN_NOT_ALLOWED`: /mcp refuses a request from another site's page (its Origin is not this server's), or, on a server listening on loopback only, one addressed to a non-loopback name (DNS rebinding). */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large. `BODY_TOO_LARGE`: the body is over the limit (`limit` bytes): the JSON limit, or the upload limit on upload routes. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type. `UNSUPPORTED_MEDIA_TYPE`: multipart/form-data is accepted only by upload routes; send JSON. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `RATE_LIMITED`: request rate limit of the API key, or of the operator's bearer tokens (RateLimit-* headers, Retry-After, `retryAfterSeconds`). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Insufficient Storage. `STORAGE_FULL`: the server's storage is full: reads keep working, writes resume once space is freed (Retry-After). */
+            507: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWellKnownAgentCardJson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, never refused. A request id to carry through the logs: a value matching `^[A-Za-z0-9._:-]{1,128}$` (1–128 letters, digits and `._:-`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs). */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Agent Card */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description `A2A-Version`: the card's shape follows it */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        version: string;
+                        capabilities: {
+                            streaming?: boolean;
+                            pushNotifications?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description one per task type */
+                        skills: ({
+                            id: string;
+                            name: string;
+                            description: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        defaultInputModes: string[];
+                        defaultOutputModes: string[];
+                        securitySchemes: {
+                            [key: string]: unknown;
+                        };
+                        /** @description the JSON-RPC endpoint `<base>/a2a`, for protocol 1.0 and 0.3 */
+                        supportedInterfaces: ({
+                            url: string;
+                            protocolBinding: string;
+                            protocolVersion: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+        };
+    };
+    postA2a: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
+                "X-PAYMENT"?: components["parameters"]["XPayment"];
+                /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
+                "X-402-Payment"?: components["parameters"]["X402Payment"];
+                /** @description Optional, never refused. A request id to carry through the logs: a value matching `^[A-Za-z0-9._:-]{1,128}$` (1–128 letters, digits and `._:-`) is used as this request's id and echoed in the response. Any other value, the empty one included, is ignored: the request gets a new unique, UUID-shaped id, and the value sent is neither echoed nor logged (a correlation header cannot fail a request, nor inject into logs). */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method: string;
+                    id?: string | number | null;
+                    /** @description the method's params (A2A 1.0 or 0.3 types) */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the JSON-RPC response, or for a stream its events */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        /** @description the method's result: a Task (`{ task }` for SendMessage in 1.0), a stream event, a task list */
+                        result?: unknown;
+                        error?: {
+                            /** @description JSON-RPC and A2A codes (-32602 invalid params, -32001 task not found, -32002 not cancelable, …); -32000 a TaskGate refusal (credits, kill-switch, Terms of Service, limits) */
+                            code: number;
+                            /** @description a TaskGate refusal starts with its code (`KILL_SWITCH_ACTIVE: …`) */
+                            message: string;
+                            /** @description A2A 1.0: `[ErrorInfo]` (`reason`: the A2A reason, or the TaskGate code with `domain` "taskgate"); 0.3: an object naming the TaskGate code */
+                            data?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Bad Request. `VALIDATION_FAILED`: a parameter or body member breaks the schema, or the body has a member the schema does not name; `errors` lists each `{ path, message }`; `INVALID_JSON`: the request body is not valid JSON. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `INVALID_TOKEN`: the bearer token is invalid, expired or revoked (logout); `INVALID_API_KEY`: the API key is invalid or revoked; `CREDENTIAL_CONFLICT`: a bearer token and an API key were both sent and belong to different operators; `UNAUTHENTICATED`: no credential was sent (WWW-Authenticate names the accepted ones); `CREDENTIAL_NOT_ACCEPTED`: a credential of a kind this operation does not accept; `TEST_KEY_EXHAUSTED`: the diagnostic test key has no uses left. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `OPERATOR_SUSPENDED`: the operator account is suspended; `OPERATOR_BANNED`: the operator account is banned. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

@@ -211,6 +211,18 @@ export class ApprovalService {
     return rows.length
   }
 
+  /**
+   * The pending request of a held task its requester cancels (TaskService.cancel), inside the
+   * caller's transaction: EXPIRED with `note` as its decisionNote (decidedBy null) and
+   * approval.resolved sent with decision "expired", as the kill-switch ends requests; the caller
+   * fails the task. Nothing when the task has no pending request.
+   */
+  withdraw(taskId: string, note: string): void {
+    const id = this.repo.idForTask(taskId)
+    const r = id ? this.row(id) : null
+    if (r?.decision === 'PENDING') this.close(r, note, null)
+  }
+
   /** EXPIRED, the task failed with `failCode` (unless null), and approval.resolved sent with decision "expired". */
   private close(r: ApprovalRow, note: string, failCode: string | null): void {
     if (!this.repo.decide(r.id, 'EXPIRED', null, this.clock.now(), note)) return

@@ -135,6 +135,18 @@ export class OverflowQueue {
     return rows
   }
 
+  /**
+   * Takes one job out of the queue (failed with `code`) inside the caller's transaction, if the pump
+   * has not taken it yet; false once it runs or ran. The caller fails its task or refunds it (a
+   * cancelled task: TaskService.cancel).
+   */
+  cancelJob(id: string, code: string, message: string): boolean {
+    if (!this.repo.cancelJob(id, code, message, this.clock.now())) return false
+    this.streams.delete(id)
+    this.emit(id, 'failed', { code, message })
+    return true
+  }
+
   job(id: string) {
     const row = this.repo.job(id)
     if (!row) return null

@@ -70,6 +70,8 @@ export class ComputeRepository {
       recover: () => db.update(j).set({ status: 'queued', startedAt: null }).where(eq(j.status, 'running')).prepare(),
       cancelQueued: () => db.update(j).set({ status: 'failed', errorCode: setTo('code'), errorMessage: setTo('message'), finishedAt: setTo('now') })
         .where(and(eq(j.operatorId, p('operatorId')), queued)).returning({ id: j.id, taskId: j.taskId }).prepare(),
+      cancelJob: () => db.update(j).set({ status: 'failed', errorCode: setTo('code'), errorMessage: setTo('message'), finishedAt: setTo('now') })
+        .where(and(eq(j.id, p('id')), queued)).prepare(),
     })
   }
 
@@ -117,5 +119,9 @@ export class ComputeRepository {
   /** Fails every queued job of the operator and returns them. */
   cancelQueued(operatorId: string, code: string, message: string, now: number): { id: string; taskId: string | null }[] {
     return this.q.cancelQueued.all({ operatorId, code, message, now })
+  }
+  /** Fails one job if it is still queued (not yet taken by the pump); false when it was not. */
+  cancelJob(id: string, code: string, message: string, now: number): boolean {
+    return changes(this.q.cancelJob.run({ id, code, message, now })) > 0
   }
 }

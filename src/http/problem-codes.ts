@@ -93,6 +93,7 @@ export const PROBLEM_CODES = {
   IDEMPOTENCY_KEY_REUSED: 'this Idempotency-Key was used with a different request',
   TOS_VERSION_EXISTS: 'a Terms of Service version of this name exists',
   TOS_VERSION_NOT_CURRENT: 'only the current Terms of Service version can be accepted (`currentVersion`)',
+  TASK_NOT_CANCELABLE: 'the task has reached compute or finished: only a task held for approval (PENDING_APPROVAL) or waiting in the overflow queue (QUEUED) can be cancelled (`taskStatus` says where it is)',
   APPROVAL_ALREADY_RESOLVED: 'the approval request is no longer pending (`decision`: APPROVED, DENIED or EXPIRED)',
   NONCE_USED: 'the nonce was already used',
   WALLET_BOUND_ELSEWHERE: 'the wallet is bound to another operator',

@@ -85,7 +85,7 @@ export interface PipelineDeps {
   clock: Pick<Clock, 'now'>
   agents: Pick<AgentService, 'byId'>
   compute: Pick<ComputeService, 'start'>
-  overflow: Pick<OverflowQueue, 'job'>
+  overflow: Pick<OverflowQueue, 'job' | 'cancelJob'>
   storage: Pick<StorageMonitor, 'onFull' | 'full'>
   ledger: Pick<Ledger, 'refund'>
   chainTips: Pick<ChainTips, 'release'>
@@ -320,6 +320,20 @@ export class PipelineRunner {
       this.commitFailure(task, task.status === 'QUEUED' ? compute : policy, { code, message })
     }
     return ids.length
+  }
+
+  /**
+   * Fails a task that has not reached compute with `fail` (a cancel: docs/pipeline.md,
+   * "Cancelling a task"): one held for approval (PENDING_APPROVAL, at stage 1, nothing charged), or
+   * one QUEUED whose overflow job the pump has not taken yet (the job leaves the queue and the
+   * debit is refunded, once: the refund's ledger ref). Null when the task is past that point (its
+   * compute started, or it finished). Must run inside a transaction.
+   */
+  cancelParked(taskId: string, fail: { code: string; message: string }): TaskRow | null {
+    const task = this.task(taskId)
+    if (task?.status === 'PENDING_APPROVAL') return this.commitFailure(task, policy, fail)
+    if (task?.status === 'QUEUED' && task.computeJobId && this.d.overflow.cancelJob(task.computeJobId, fail.code, fail.message)) return this.commitFailure(task, compute, fail)
+    return null
   }
 
   /**

@@ -1,4 +1,4 @@
-// HTTP for tasks: submit, detail, stage events (SSE), the public list, the operator's recent tasks.
+// HTTP for tasks: submit, detail, stage events (SSE), cancel, the public list, the operator's recent tasks.
 import { defineRoute, errorsOf, type LinkDoc } from '../http/route'
 import { PAYMENT_ERRORS, PAYMENT_REQUEST_HEADERS, PAYMENT_RESPONSE_HEADERS } from '../money/x402'
 import { t } from 'elysia'
@@ -80,6 +80,14 @@ export function taskRoutes(s: Services) {
         if (!canRead(auth, task)) throw notFound('task')
         return new Response(s.tasks.events(task, s.auth.streamGuard(auth, request.signal)), { headers: SSE_HEADERS })
       },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/v1/tasks/:id/cancel', auth: 'either', tags, params: TaskIdParams,
+      summary: 'Cancel a task that has not reached compute',
+      description: 'A task held for approval (PENDING_APPROVAL) or waiting in the overflow queue (QUEUED, its compute job not started) becomes FAILED with `failureCode` TASK_CANCELLED, in one transaction: a held task\'s approval request ends EXPIRED (its `decisionNote` says the task was cancelled; `approval.resolved` is sent with decision `expired`) and nothing was charged; a queued task\'s job leaves the queue and its debit is refunded. Answers the task. Cancelling a cancelled task answers it again and changes nothing. A task whose compute started, or that finished → 409 TASK_NOT_CANCELABLE. The caller\'s tasks only: another operator\'s task, or for an agent-bound key another agent\'s → 404 (an agent-bound key may cancel its own agent\'s tasks, approval holds included).',
+      errors: { 404: ['NOT_FOUND'], 409: ['TASK_NOT_CANCELABLE'] },
+      responses: { 200: { description: 'the cancelled task (FAILED, TASK_CANCELLED), owner view', schema: TaskDetail, links: { task: TASK_LINKS.task! } } },
+      handler: ({ auth, params }) => s.tasks.detail(s.tasks.cancel(auth, params.id, 'POST /api/v1/tasks/{id}/cancel'), true),
     }),
     defineRoute({
       method: 'GET', path: '/api/v1/tasks', auth: 'none', tags, query: ListQuery,

@@ -32,7 +32,7 @@ export const Task = t.Object({
   verificationExplorerUrl: Nullable(t.String()), attestationUid: Nullable(t.String()), attestationExplorerUrl: Nullable(t.String()),
   receiptCid: Nullable(t.String({ description: 'CID of the signed receipt: GET /api/v1/public/proof/{cid}, or /explorer/receipt/{cid} to check it in a browser' })),
   createdAt: DateTime, completedAt: Nullable(DateTime),
-  door: Nullable(t.Union([t.Literal('openai'), t.Literal('mcp')], { description: 'the door that made the task (docs/doors.md): `openai` (/v1/chat/completions, /v1/responses), `mcp` (/mcp); null for POST /api/v1/tasks/submit' })),
+  door: Nullable(t.Union([t.Literal('openai'), t.Literal('mcp'), t.Literal('a2a')], { description: 'the door that made the task (docs/doors.md): `openai` (/v1/chat/completions, /v1/responses), `mcp` (/mcp), `a2a` (/a2a); null for POST /api/v1/tasks/submit' })),
 })
 
 export const TaskDetail = t.Composite([Task, t.Object({

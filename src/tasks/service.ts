@@ -6,7 +6,7 @@ import { TIER_LIMITS } from '../config'
 import { effectiveTier } from '../operators/service'
 import { isoOrNull } from '../clock'
 import { badRequest, conflict, notFound } from '../http/errors'
-import { assertActsFor, type Principal } from '../http/auth'
+import { assertActsFor, canRead, type Principal } from '../http/auth'
 import { newSortableId, sha256Hex } from '../lib/ids'
 import { TERMINAL, type PipelineRunner, type TimelineEvent } from '../pipeline/runner'
 import type { TaskRow } from './types'
@@ -30,12 +30,18 @@ export interface SubmitInput {
   agentId: string; taskType: string; prompt: string; model?: string
   metadata?: Record<string, unknown>; action?: Record<string, unknown>
   /** The door the task came through (TaskRow.door); absent for the REST API. */
-  door?: 'openai' | 'mcp'
+  door?: TaskDoor
   /** A door's conversation and sampling parameters (TaskRow.computeRequest). */
   computeRequest?: Record<string, unknown>
   /** A door's stream: the output as the provider sends it (PipelineRunner.admit). Not stored. */
   onDelta?: (text: string) => void
 }
+
+/** The doors a task can come through (docs/doors.md); null for the REST API. */
+export type TaskDoor = 'openai' | 'mcp' | 'a2a'
+
+/** The failure code of a cancelled task (docs/pipeline.md, "Cancelling a task"). */
+export const TASK_CANCELLED = 'TASK_CANCELLED'
 
 /** What an Idempotency-Key is bound to: the request body as sent (the model as named, not as resolved). */
 const requestHash = (input: SubmitInput) => sha256Hex(JSON.stringify([input.agentId, input.taskType, input.prompt, input.model ?? null, input.metadata ?? null, input.action ?? null, ...(input.door ? [input.door, input.computeRequest ?? null] : [])]))
@@ -49,13 +55,13 @@ export interface TaskServiceDeps {
   tx: Transactor
   /** The submit's write path: submits share their COMMIT with each other and with the pipeline's. */
   group: Pick<GroupCommitter, 'run'>
-  pipeline: Pick<PipelineRunner, 'task' | 'admit' | 'events'>
+  pipeline: Pick<PipelineRunner, 'task' | 'admit' | 'events' | 'cancelParked'>
   agents: Pick<AgentService, 'identity'>
   operators: Pick<OperatorService, 'byId'>
   compute: Pick<ComputeService, 'resolveModel'>
   ledger: Pick<Ledger, 'assertCovers'>
   clock: Pick<Clock, 'now'>
-  approvals: Pick<ApprovalService, 'forgetTask' | 'idForTask'>
+  approvals: Pick<ApprovalService, 'forgetTask' | 'idForTask' | 'withdraw'>
   keys: Pick<KeyService, 'consumeTestUse'>
   tos: Pick<TosService, 'assertAccepted'>
   ipfs: Pick<IpfsNode, 'block'>
@@ -161,6 +167,32 @@ export class TaskService {
     })
   }
 
+  /**
+   * Cancels one of the caller's tasks that has not reached compute (docs/pipeline.md, "Cancelling
+   * a task"), in one transaction: a task held for approval (its request ends EXPIRED with the
+   * reason as note; nothing was charged) or one QUEUED in the overflow queue whose job has not
+   * started (the job leaves the queue, the debit is refunded). It becomes FAILED with
+   * TASK_CANCELLED. A task cancelled before is answered as it is (cancelling twice changes
+   * nothing); any other → 409 TASK_NOT_CANCELABLE. Another operator's task, or for an agent-bound
+   * key another agent's → 404. `via` says through what it was cancelled (kept in the failure message).
+   */
+  cancel(p: Principal, id: string, via: string): TaskRow {
+    const found = this.d.pipeline.task(id)
+    if (!found || !canRead(p, found)) throw notFound('task')
+    return this.d.tx.write(() => {
+      const t = this.d.pipeline.task(id)!
+      if (t.status === 'FAILED' && t.failureCode === TASK_CANCELLED) return t
+      const message = `cancelled by its requester (${via}) before compute`
+      if (t.status === 'PENDING_APPROVAL') this.d.approvals.withdraw(t.id, `the task was cancelled (${via})`)
+      const cancelled = this.d.pipeline.cancelParked(t.id, { code: TASK_CANCELLED, message })
+      if (!cancelled) {
+        const why = t.status === 'QUEUED' ? 'its compute has started' : t.status === 'PROCESSING' ? 'it has reached compute' : `it is ${t.status}`
+        throw conflict('TASK_NOT_CANCELABLE', `the task cannot be cancelled: ${why}; only a task held for approval (PENDING_APPROVAL) or waiting in the overflow queue (QUEUED) can be`, { taskStatus: t.status })
+      }
+      return cancelled
+    })
+  }
+
   /** The operator's task or 404. */
   owned(operatorId: string, id: string): TaskRow {
     const t = this.d.pipeline.task(id)
@@ -183,7 +215,7 @@ export class TaskService {
       verificationExplorerUrl: t.verificationProof ? this.d.explorer.tx(t.verificationProof) : null,
       attestationUid: t.attestationUid, attestationExplorerUrl: t.attestationUid ? this.d.explorer.attestation(t.attestationUid) : null,
       receiptCid: t.receiptCid, createdAt: new Date(t.createdAt).toISOString(), completedAt: isoOrNull(t.completedAt),
-      door: (t.door ?? null) as 'openai' | 'mcp' | null,
+      door: (t.door ?? null) as TaskDoor | null,
     }
   }
 

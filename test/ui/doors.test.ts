@@ -1,7 +1,8 @@
 // The console's side of the doors (docs/doors.md, docs/console.md) in Chromium against the real
 // server: the agent page's Connect section gives this server's own URLs and snippets that work as
 // they are copied (the OpenAI call is made with the values the snippet holds, the MCP configuration
-// drives the official MCP client), with the agent's key pasted or an operator key created there;
+// drives the official MCP client, the A2A snippet runs as it is), with the agent's key pasted or an
+// operator key created there;
 // the tasks list marks door tasks with a badge; the task view shows its door, tokens and estimated
 // cost; the dashboard shows today's tokens and cost and charts both.
 // Skipped, loudly, without Chromium (as admin-ui.test.ts).
@@ -9,8 +10,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { CHROMIUM, chromiumFor } from '../helpers/chromium'
-import { startServer, type TestServer } from '../helpers/server'
+import { ROOT, startServer, type TestServer } from '../helpers/server'
 
 const available = chromiumFor('console door tests')
 
@@ -48,6 +51,22 @@ function parseOpenAiSnippet(code: string) {
   return {
     baseURL: str(/baseURL: ("[^"]*")/), apiKey: str(/apiKey: ("[^"]*")/), agentId: str(/'x-taskgate-agent-id': ("[^"]*")/), model: str(/model: ("[^"]*")/),
     fromEnv: /apiKey: process\.env\.TASKGATE_AGENT_KEY/.test(code),
+  }
+}
+
+/** Runs a copied JavaScript snippet as a user would (a module in this checkout, so its imports resolve): what it printed. */
+async function runSnippet(code: string): Promise<string> {
+  const dir = join(ROOT, '.tmp')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `snippet-${crypto.randomUUID()}.mjs`)
+  writeFileSync(file, code)
+  try {
+    const p = Bun.spawn([process.execPath, file], { stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code_] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+    if (code_ !== 0) throw new Error(`the snippet failed (${code_}): ${err}`)
+    return out
+  } finally {
+    rmSync(file, { force: true })
   }
 }
 
@@ -107,6 +126,7 @@ describe.skipIf(!available)('console: connect, door badges, usage and cost', () 
     const text = (await card.textContent())!
     expect(text).toContain(`${s.url}/v1`)
     expect(text).toContain(`${s.url}/mcp`)
+    expect(text).toContain(`${s.url}/.well-known/agent-card.json`)
     expect(text).toContain('shown once, when the agent was registered')
 
     // before a key is pasted: the base URL, the agent, its model; the key from the environment
@@ -128,6 +148,15 @@ describe.skipIf(!available)('console: connect, door badges, usage and cost', () 
     const mcp = await mcpClient(config.mcpServers.taskgate)
     const listed = await mcp.callTool({ name: 'list_tasks', arguments: { limit: 50 } })
     expect((listed.structuredContent as any).tasks.map((x: any) => x.id)).toContain(tasks.mcp)
+    // the A2A snippet, run as copied: discovers the card, sends one message, prints the completed task's proof ids
+    const a2aCode = await snippetText('A2A client')
+    expect(a2aCode).toContain(`createFromUrl(${JSON.stringify(s.url)})`)
+    expect(a2aCode).toContain(JSON.stringify(`Bearer ${agent.apiKey}`))
+    const printed = await runSnippet(a2aCode)
+    expect(printed.split('\n')[0]).toBe('TASK_STATE_COMPLETED')
+    const a2aTask = (await s.get(`/api/v1/tasks/${printed.match(/taskId: "([^"]+)"/)![1]}`, { token })).body
+    expect(a2aTask).toMatchObject({ status: 'COMPLETED', door: 'a2a', agentId: agent.agentId })
+    expect(printed).toContain(a2aTask.receiptCid)
 
     // Copy puts the snippet, as shown, on the clipboard
     await page.locator('figure.snippet:has(figcaption:has-text("MCP client")) button').click()

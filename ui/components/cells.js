@@ -28,16 +28,16 @@ export function taskStatusBadge(s) { return badge(s, TASK_STATUS_COLOR[s]) }
 export function agentStatusBadge(s) { return badge(s, s === 'ACTIVE' ? 'green' : '') }
 
 /** The door a task came through (docs/doors.md); null (the REST API) shows nothing. */
-const DOORS = { openai: ['OpenAI', 'Made through the OpenAI-compatible API (/v1)'], mcp: ['MCP', 'Made through the MCP server (/mcp)'] }
+const DOORS = { openai: ['OpenAI', 'Made through the OpenAI-compatible API (/v1)'], mcp: ['MCP', 'Made through the MCP server (/mcp)'], a2a: ['A2A', 'Made through the A2A endpoint (/a2a)'] }
 
 export function doorBadge(door) {
   const d = DOORS[door]
   return d ? h('span', { class: 'badge blue door', title: d[1] }, d[0]) : null
 }
 
-/** The door in words, for a task's details: "OpenAI-compatible API (/v1)", "MCP server (/mcp)" or "REST API". */
+/** The door in words, for a task's details: "OpenAI-compatible API (/v1)", "MCP server (/mcp)", "A2A endpoint (/a2a)" or "REST API". */
 export function doorText(door) {
-  return door === 'openai' ? 'OpenAI-compatible API (/v1)' : door === 'mcp' ? 'MCP server (/mcp)' : 'REST API (POST /api/v1/tasks/submit)'
+  return door === 'openai' ? 'OpenAI-compatible API (/v1)' : door === 'mcp' ? 'MCP server (/mcp)' : door === 'a2a' ? 'A2A endpoint (/a2a)' : 'REST API (POST /api/v1/tasks/submit)'
 }
 
 export function verificationCell(status, score) {
