@@ -1451,7 +1451,7 @@ export interface paths {
         put?: never;
         /**
          * Agent2Agent (A2A) JSON-RPC endpoint
-         * @description Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A's version error (-32009). Every message is a task of the caller's agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. `X-PAYMENT` pays for a message, and `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.
+         * @description Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A's version error (-32009). Every message is a task of the caller's agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1) pays for a message; a refusal for credits carries the v2 requirements in the `PAYMENT-REQUIRED` header and the v1 ones in the error's data (docs/payments.md); `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.
          */
         post: operations["postA2a"];
         delete?: never;
@@ -12557,6 +12557,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description x402 v2 payment: base64 JSON `{ x402Version: 2, accepted, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } }, resource? }`, an EIP-3009 transferWithAuthorization signed by the payer over an entry of the `PAYMENT-REQUIRED` header of a 402 answer (`accepted`). Always verified when present (402 PAYMENT_* when not valid); `PAYMENT-RESPONSE` confirms it. Send one payment header per request. */
+                "PAYMENT-SIGNATURE"?: components["parameters"]["PaymentSignature"];
                 /** @description x402 v1 payment: base64 JSON `{ x402Version: 1, scheme: "exact", network, payload: { signature, authorization: { from, to, value, validAfter, validBefore, nonce } } }`, an EIP-3009 transferWithAuthorization signed by the payer over the `accepts` of a 402 answer. Always verified when present (402 PAYMENT_* when not valid). */
                 "X-PAYMENT"?: components["parameters"]["XPayment"];
                 /** @description Legacy payment: base64 JSON `{ txHash, payer, amount, chainId: 84532 }` naming an earlier mock USDC transfer from the operator's bound wallet to the payment gate (e.g. the faucet's `x402PaymentHeader`). */
@@ -12591,7 +12593,9 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    "PAYMENT-RESPONSE": components["headers"]["PAYMENT-RESPONSE"];
                     "X-PAYMENT-RESPONSE": components["headers"]["X-PAYMENT-RESPONSE"];
+                    "PAYMENT-REQUIRED": components["headers"]["PAYMENT-REQUIRED"];
                     [name: string]: unknown;
                 };
                 content: {

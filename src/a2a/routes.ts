@@ -2,6 +2,7 @@
 // (public) and one JSON-RPC operation, POST /a2a.
 import { t } from 'elysia'
 import { defineRoute, type RouteDef } from '../http/route'
+import { PAYMENT_REQUEST_HEADERS, PAYMENT_RESPONSE_HEADERS } from '../money/x402'
 import type { Services } from '../services'
 
 const tags = ['A2A']
@@ -44,12 +45,12 @@ export function a2aRoutes(s: Services): RouteDef[] {
         id: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Integer(), t.Null()])),
         params: t.Optional(t.Object({}, { ...open, description: 'the method\'s params (A2A 1.0 or 0.3 types)' })),
       }, { description: 'one JSON-RPC 2.0 request of the Agent2Agent protocol' }),
-      requestHeaders: ['X-PAYMENT', 'X-402-Payment'],
+      requestHeaders: [...PAYMENT_REQUEST_HEADERS],
       summary: 'Agent2Agent (A2A) JSON-RPC endpoint',
-      description: 'Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A\'s version error (-32009). Every message is a task of the caller\'s agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. `X-PAYMENT` pays for a message, and `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.',
+      description: 'Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A\'s version error (-32009). Every message is a task of the caller\'s agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1) pays for a message; a refusal for credits carries the v2 requirements in the `PAYMENT-REQUIRED` header and the v1 ones in the error\'s data (docs/payments.md); `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.',
       responses: {
         200: {
-          description: 'the JSON-RPC response, or for a stream its events', headers: { 'idempotent-replayed': 'idempotent-replayed', 'X-PAYMENT-RESPONSE': 'X-PAYMENT-RESPONSE' },
+          description: 'the JSON-RPC response, or for a stream its events', headers: { 'idempotent-replayed': 'idempotent-replayed', ...PAYMENT_RESPONSE_HEADERS, 'PAYMENT-REQUIRED': 'PAYMENT-REQUIRED' },
           content: { 'application/json': JsonRpcAnswer },
           events: {
             message: { description: 'a JSON-RPC response whose `result` is a stream event: the task, a status update, an artifact update', data: JsonRpcAnswer },

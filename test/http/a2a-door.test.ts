@@ -8,6 +8,8 @@ import { AgentCard, Role, TaskState, type SendMessageRequest, type StreamRespons
 import { ClientFactory, ClientFactoryOptions, type CallInterceptor, type Client } from '@a2a-js/sdk/client'
 import { agentCardHandler } from '@a2a-js/sdk/server/express'
 import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { payWithX402 } from '../../sdk/src/index'
 import { FakeLLM, gate } from '../helpers/fake-llm'
 import { expectReceiptCovers } from '../helpers/receipts'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -267,6 +269,19 @@ describe('A2A door', () => {
     expect(info).toMatchObject({ reason: 'INSUFFICIENT_CREDITS', domain: 'taskgate', metadata: { status: '402', needed: '1000' } })
     expect(JSON.parse(info.metadata.accepts)[0]).toMatchObject({ scheme: 'exact' })
     expect((await s.get('/api/v1/operator/tasks', { token: poor.token })).body.total).toBe(0)
+
+    // the answer carries the x402 v2 requirements too (header PAYMENT-REQUIRED): paying with PAYMENT-SIGNATURE completes the task
+    expect(raw.headers.get('payment-required')).toBeTruthy()
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    expect((await s.post('/api/v1/faucet/usdc', { wallet: wallet.address, amount: 10 })).status).toBe(200)
+    const payment = await payWithX402({ headers: raw.headers, body: null }, wallet)
+    expect(Object.keys(payment)).toEqual(['PAYMENT-SIGNATURE'])
+    const paid = asTask(await (await connect(poor.agent.apiKey, payment)).sendMessage(message('Analyse this.', { taskType: 'data_analysis' })))
+    expect(paid.status!.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect((await s.get(`/api/v1/usdc/${wallet.address}`)).body.balance).toBe('0')
+    const billing = (await s.get('/api/v1/operator/billing', { token: poor.token })).body
+    expect(billing.transactions[0]).toMatchObject({ delta: -1000 })
+    expect(billing.transactions[1].reason).toMatch(/^x402_payment 0x[0-9a-f]{64}$/)
   })
 
   test('returnImmediately answers working; SubscribeToTask follows it to completed; ListTasks lists it; a finished task cannot be subscribed to', async () => {
