@@ -1,4 +1,4 @@
-// The single executable dist/taskgate: src/main.ts and the two worker entry points, with the
+// The single executable dist/taskgate: src/main.ts and the worker entry points, with the
 // migrations, the admin console (dist/ui, built first by scripts/build.sh) and the empty migrated
 // database a new data dir starts from (dist/schema, built here: src/db/template.ts) embedded.
 //   bun scripts/build.ts [outfile]      (TASKGATE_BUILD_MINIFY=0: readable names in CPU profiles)
@@ -36,7 +36,7 @@ mkdirSync(resolve(ROOT, TEMPLATE_DIR), { recursive: true })
 buildTemplate(resolve(ROOT, TEMPLATE_DIR, 'taskgate.db'))
 
 const result = await Bun.build({
-  entrypoints: ['src/main.ts', 'src/chain/sign-worker.ts', 'src/db/checkpoint-worker.ts'].map((p) => resolve(ROOT, p)),
+  entrypoints: ['src/main.ts', 'src/chain/sign-worker.ts', 'src/db/checkpoint-worker.ts', 'src/db/pg/worker.ts'].map((p) => resolve(ROOT, p)),
   root: resolve(ROOT, 'src'), // workers are embedded at their path under src/ (src/lib/worker-url.ts)
   format: 'esm',
   minify: process.env.TASKGATE_BUILD_MINIFY !== '0',
