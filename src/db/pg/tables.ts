@@ -11,7 +11,7 @@
 //   or bytes, to save space; a PostgreSQL column has one type) → text holding the JSON.
 // Defaults (values, SQL such as '{}', $defaultFn), NOT NULL, primary keys, foreign keys and indexes
 // (partial ones with their WHERE) carry over as they are.
-import { getTableColumns, type SQL } from 'drizzle-orm'
+import { getTableColumns } from 'drizzle-orm'
 import { bigint, boolean, customType, doublePrecision, foreignKey, index, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn, type PgTableWithColumns } from 'drizzle-orm/pg-core'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 
@@ -33,28 +33,34 @@ const JSON_TEXT = new Set(['tasks.verification'])
 
 type Column = SQLiteColumn & { autoIncrement?: boolean; enumValues?: string[]; defaultFn?: () => unknown; sqlName?: string }
 
-/** The PostgreSQL column for one of SQLite's. */
-function columnFor(table: string, c: Column) {
+/** What columnFor does to a column builder, whichever type it is. */
+interface Builder { notNull(): Builder; primaryKey(): Builder; $defaultFn(fn: () => unknown): Builder; default(v: unknown): Builder }
+
+/** The PostgreSQL column builder for one of SQLite's columns, before its constraints. */
+function typeFor(table: string, c: Column): unknown {
   const name = c.name
-  let col
   switch (c.columnType) {
-    case 'SQLiteText': col = c.enumValues?.length ? text(name, { enum: c.enumValues as [string, ...string[]] }) : text(name); break
-    case 'SQLiteTextJson': col = jsonText(name); break
-    case 'SQLiteInteger': col = c.autoIncrement ? bigint(name, { mode: 'number' }).generatedByDefaultAsIdentity() : bigint(name, { mode: 'number' }); break
-    case 'SQLiteBoolean': col = boolean(name); break
-    case 'SQLiteReal': col = doublePrecision(name); break
-    case 'SQLiteBlobBuffer': col = bytes((v) => v, (v) => v)(name); break
+    case 'SQLiteText': return c.enumValues?.length ? text(name, { enum: c.enumValues as [string, ...string[]] }) : text(name)
+    case 'SQLiteTextJson': return jsonText(name)
+    case 'SQLiteInteger': return c.autoIncrement ? bigint(name, { mode: 'number' }).generatedByDefaultAsIdentity() : bigint(name, { mode: 'number' })
+    case 'SQLiteBoolean': return boolean(name)
+    case 'SQLiteReal': return doublePrecision(name)
+    case 'SQLiteBlobBuffer': return bytes((v) => v, (v) => v)(name)
     case 'SQLiteCustomColumn':
-      if (JSON_TEXT.has(`${table}.${name}`)) { col = jsonText(name); break }
-      if (c.sqlName !== 'blob') throw new Error(`${name}: no PostgreSQL type for the custom SQLite type ${c.sqlName}`)
-      col = bytes((v) => c.mapToDriverValue(v), (v) => c.mapFromDriverValue(v))(name)
-      break
-    default: throw new Error(`${name}: no PostgreSQL type for ${c.columnType}`)
+      if (JSON_TEXT.has(`${table}.${name}`)) return jsonText(name)
+      if (c.sqlName !== 'blob') throw new Error(`${table}.${name}: no PostgreSQL type for the custom SQLite type ${c.sqlName}`)
+      return bytes((v) => c.mapToDriverValue(v), (v) => c.mapFromDriverValue(v))(name)
+    default: throw new Error(`${table}.${name}: no PostgreSQL type for ${c.columnType}`)
   }
+}
+
+/** The PostgreSQL column for one of SQLite's: its type, NOT NULL, primary key and default. */
+function columnFor(table: string, c: Column): Builder {
+  let col = typeFor(table, c) as Builder
   if (c.notNull && !c.autoIncrement) col = col.notNull()
   if (c.primary) col = col.primaryKey()
   if (c.defaultFn) col = col.$defaultFn(c.defaultFn)
-  else if (c.hasDefault && c.default !== undefined && !c.autoIncrement) col = col.default(c.default as SQL)
+  else if (c.hasDefault && c.default !== undefined && !c.autoIncrement) col = col.default(c.default)
   return col
 }
 
@@ -70,7 +76,7 @@ export function pgTablesFrom(schema: Record<string, unknown>): PgTables {
     const cfg = getTableConfig(t)
     const known = byName.get(cfg.name)
     if (known) return known
-    const columns = Object.fromEntries(Object.entries(getTableColumns(t)).map(([key, c]) => [key, columnFor(cfg.name, c as Column)]))
+    const columns = Object.fromEntries(Object.entries(getTableColumns(t)).map(([key, c]) => [key, columnFor(cfg.name, c as Column)])) as never
     const table = pgTable(cfg.name, columns, (p) => {
       const col = (c: unknown) => p[Object.entries(getTableColumns(t)).find(([, x]) => x === c)![0]] as AnyPgColumn
       const extra: unknown[] = []
