@@ -51,7 +51,8 @@ export const SETTINGS: Setting[] = [
   { key: 'webhooks.allowPrivate', env: 'TASKGATE_WEBHOOK_ALLOW_PRIVATE', kind: 'bool', def: false, doc: 'Let webhook and callback URLs reach loopback, private, link-local, metadata and other special-purpose addresses (tests, trusted LANs).' },
   { key: 'webhooks.dnsServers', env: 'TASKGATE_DNS_SERVERS', kind: 'string', def: '', doc: 'DNS servers for the one lookup of each webhook and callback delivery (comma-separated ip or ip:port; default: the system resolver).' },
   { key: 'approvals.maxPending', env: 'TASKGATE_MAX_PENDING_APPROVALS', kind: 'int', def: 100, doc: 'Approval requests one operator may have pending; a submission that would be held beyond it → 429 TOO_MANY_PENDING_APPROVALS, nothing recorded.' },
-  { key: 'retention.days', env: 'TASKGATE_RETENTION_DAYS', kind: 'int', def: 30, doc: 'Days a task that failed before its debit (refused, or held and not run) and a webhook delivery are kept; a daily job deletes older ones.' },
+  { key: 'a2a.maxPushConfigs', env: 'TASKGATE_MAX_A2A_PUSH_CONFIGS', kind: 'int', def: 1000, doc: 'A2A push notification configs one operator may have on unfinished tasks; beyond it a new one → PUSH_CONFIG_LIMIT_REACHED (a JSON-RPC error).' },
+  { key: 'retention.days', env: 'TASKGATE_RETENTION_DAYS', kind: 'int', def: 30, doc: 'Days a task that failed before its debit (refused, or held and not run), a webhook delivery and the A2A push configs of a finished task are kept; a daily job deletes older ones.' },
   { key: 'testClock', env: 'TASKGATE_TEST_CLOCK', kind: 'bool', def: false, doc: 'Enable the admin test clock (testnet only).' },
   { key: 'tiers.free.monthlyCredits', env: 'TASKGATE_TIERS_FREE_MONTHLY_CREDITS', kind: 'int', def: 100, doc: 'Monthly credit allocation, FREE.' },
   { key: 'tiers.pro.monthlyCredits', env: 'TASKGATE_TIERS_PRO_MONTHLY_CREDITS', kind: 'int', def: 1000, doc: 'Monthly credit allocation, PRO.' },
@@ -120,7 +121,9 @@ export interface Config {
   tosRequired: boolean
   /** Pending approval requests per operator (TASKGATE_MAX_PENDING_APPROVALS). */
   maxPendingApprovals: number
-  /** Days refused tasks and webhook deliveries are kept (TASKGATE_RETENTION_DAYS). */
+  /** A2A push configs on an operator's unfinished tasks (TASKGATE_MAX_A2A_PUSH_CONFIGS). */
+  maxA2aPushConfigs: number
+  /** Days refused tasks, webhook deliveries and finished tasks' A2A push configs are kept (TASKGATE_RETENTION_DAYS). */
   retentionDays: number
   monthlyCredits: Record<Tier, number>
   proPriceMonthlyUsd: number
@@ -258,6 +261,7 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     dnsServers,
     tosRequired: flat['tos.required'] as boolean,
     maxPendingApprovals: Math.max(1, flat['approvals.maxPending'] as number),
+    maxA2aPushConfigs: Math.max(1, flat['a2a.maxPushConfigs'] as number),
     retentionDays: Math.max(1, flat['retention.days'] as number),
     monthlyCredits: {
       FREE: flat['tiers.free.monthlyCredits'] as number,

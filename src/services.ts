@@ -76,6 +76,8 @@ import { PriceTable } from './compute/prices'
 import { OpenAiDoor } from './openai/service'
 import { McpDoor } from './mcp/service'
 import { A2aDoor } from './a2a/service'
+import { A2aPush } from './a2a/push'
+import { A2aRepository } from './a2a/repository'
 import pkg from '../package.json'
 
 export interface Services {
@@ -217,7 +219,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   })
   const webhookRepo = new WebhookRepository(db)
   const webhookSecrets = new WebhookSecrets(webhookRepo, clock, secrets.dataKey, (id) => (guardrails.state(id).current as StoredConfig).approvalWebhookSecretSealed)
-  const outbox = new WebhookOutbox(webhookRepo, tx, clock, jobs, log, { signer, secretFor: (id) => webhookSecrets.secretFor(id), outbound })
+  const outbox = new WebhookOutbox(webhookRepo, tx, clock, jobs, log, {
+    signer, secretFor: (id) => webhookSecrets.secretFor(id), outbound, pushHeaders: (id) => a2aPush.deliveryHeaders(id),
+  })
   const explorer = {
     tx: (hash: string) => (config.explorerTxUrl || `${baseUrl()}/explorer/verification/{hash}`).replace('{hash}', hash),
     attestation: (uid: string) => (config.explorerAttestationUrl || `${baseUrl()}/explorer/attestation/{uid}`).replace('{uid}', uid),
@@ -237,9 +241,15 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     }),
     resolveUrl: (id) => `${baseUrl()}/#/approvals/${id}`,
   }, config.maxPendingApprovals)
+  // A2A push notifications: configs per task, delivered through the outbox on the pipeline's status changes (registered below).
+  const a2aPush: A2aPush = new A2aPush({
+    repo: new A2aRepository(db), tx, clock, outbox, outbound, dataKey: secrets.dataKey, approvalIdOf: (id) => approvals.idForTask(id),
+    task: (id) => pipeline.task(id), log, maxLivePerOperator: config.maxA2aPushConfigs,
+  })
   const retention = new Retention(jobs, clock, log, config.retentionDays, {
     pruneRefusedTasks: (before, limit) => tasks.pruneRefused(before, limit),
     pruneDeliveries: (before) => outbox.prune(before),
+    prunePushConfigs: (before) => a2aPush.prune(before),
   })
   const proofs = new ProofDocuments(ipfs, (id) => pipeline.task(id), (operatorId, version) => tos.acceptanceTaskId(operatorId, version),
     async (bytes) => (await importToMemory(bytes)).cid.toString(), () => signer.address)
@@ -260,6 +270,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
     certificates: (id) => compliance.list(id),
     wallet: (id) => ({ walletAddress: operators.byId(id)?.walletAddress ?? null }),
     pioneerEvents: (id) => pioneer.events(id, 1_000_000),
+    a2aPushConfigs: (id) => a2aPush.exportFor(id),
   })
   const setup = new SetupService()
   const chainTips = new ChainTips() // the agents' state-root chains with the links of tasks still in flight (stage 6)
@@ -272,13 +283,14 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
       signer, taskSchema: { schema: TASK_SCHEMA, uid: TASK_SCHEMA_UID }, tasks: taskStore,
     },
   })
+  pipeline.onStatusChange((before, after) => a2aPush.changed(before, after))
   const tasks: TaskService = new TaskService({
     tasks: taskStore, lists: new TaskLists(db), tx, group, pipeline, agents, operators, compute, ledger, clock, approvals, keys, tos, ipfs, explorer,
     taskCost: config.taskCost, ssePingMs: config.ssePingMs,
   })
   const submit = new SubmitService({ tasks, pipeline, x402, agents, tos })
   const openai = new OpenAiDoor({ submit, pipeline, compute, approvals, clock, log })
-  const a2a = new A2aDoor({ publicUrl: config.publicUrl, version: pkg.version, submit, pipeline, tasks, approvals, auth, ssePingMs: config.ssePingMs, log })
+  const a2a = new A2aDoor({ publicUrl: config.publicUrl, version: pkg.version, submit, pipeline, tasks, approvals, push: a2aPush, auth, ssePingMs: config.ssePingMs, log })
   const mcp = new McpDoor({ origins: { publicUrl: config.publicUrl, loopbackOnly: ['127.0.0.1', 'localhost', '::1'].includes(config.host) }, submit, tasks, proofs, approvals, passport: { agents, operators, x402, config }, version: pkg.version })
 
   // What the route modules, the server and the command line see (nothing else receives it).

@@ -1297,7 +1297,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the derived webhook secret and show it once
-         * @description Webhooks and callbacks are signed with `x-taskgate-signature: sha256=<hex HMAC-SHA256 of the raw body>`. The key is the guardrail `approvalWebhookSecret` when one is configured; otherwise it is this derived secret. Each call derives a new one (the old one stops signing at once) and answers it; it is never shown again.
+         * @description Webhooks, callbacks and A2A push notifications are signed with `x-taskgate-signature: sha256=<hex HMAC-SHA256 of the raw body>`. The key is the guardrail `approvalWebhookSecret` when one is configured; otherwise it is this derived secret. Each call derives a new one (the old one stops signing at once) and answers it; it is never shown again.
          */
         post: operations["postApiV1OperatorWebhooksSecret"];
         delete?: never;
@@ -1315,7 +1315,7 @@ export interface paths {
         };
         /**
          * Webhook and callback deliveries, newest first
-         * @description From the durable outbox: `pending` (waiting for its next attempt), `delivered` (a 2xx answer) or `failed` (8 attempts without a 2xx, or an address refused at delivery time). Retries wait 10 s, then twice as long each time (service clock); each attempt has a 10 s timeout.
+         * @description From the durable outbox, approval webhooks and callbacks and A2A push notifications: `pending` (waiting for its next attempt), `delivered` (a 2xx answer) or `failed` (8 attempts without a 2xx, an address refused at delivery time, or an A2A push config deleted or replaced before its delivery). Retries wait 10 s, then twice as long each time (service clock); each attempt has a 10 s timeout.
          */
         get: operations["getApiV1OperatorWebhooksDeliveries"];
         put?: never;
@@ -1451,7 +1451,7 @@ export interface paths {
         put?: never;
         /**
          * Agent2Agent (A2A) JSON-RPC endpoint
-         * @description Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A's version error (-32009). Every message is a task of the caller's agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1) pays for a message; a refusal for credits carries the v2 requirements in the `PAYMENT-REQUIRED` header and the v1 ones in the error's data (docs/payments.md); `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.
+         * @description Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask, Create/Get/List/DeleteTaskPushNotificationConfig), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe, tasks/pushNotificationConfig/set|get|list|delete); another version → A2A's version error (-32009). Every message is a task of the caller's agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1) pays for a message; a refusal for credits carries the v2 requirements in the `PAYMENT-REQUIRED` header and the v1 ones in the error's data (docs/payments.md); `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications: a task's push configs (the TaskPushNotificationConfig methods, or `configuration.taskPushNotificationConfig` of a message; at most 10 per task, TASKGATE_MAX_A2A_PUSH_CONFIGS on an operator's unfinished tasks → -32000 `PUSH_CONFIG_LIMIT_REACHED`) get the whole task POSTed at each A2A state change (auth-required, working again once approved, completed, failed, rejected, canceled), as the SDK's own sender posts it (`{ task }` for 1.0, the 0.3 Task for a config made over 0.3; `X-A2A-Notification-Token`, or `Authorization` for a config with authentication), through the signed webhook outbox (docs/webhooks.md: `x-taskgate-signature`, `x-taskgate-eip712-sig`, retries, deliveries list); the URL is checked as a webhook URL (-32602 `WEBHOOK_URL_NOT_ALLOWED`).
          */
         post: operations["postA2a"];
         delete?: never;
@@ -7452,7 +7452,7 @@ export interface operations {
                                 chainId: number;
                                 verifyingContract: string;
                             };
-                            /** @description approval webhooks: `x-taskgate-eip712-sig` signs the 15 body fields as primary type `ApprovalWebhook` (all `string`), see docs/webhooks.md */
+                            /** @description webhooks: `x-taskgate-eip712-sig` signs an approval webhook's 15 body fields as primary type `ApprovalWebhook` (all `string`), and an A2A push notification (`a2a.push`) as `WebhookDelivery { string event, string deliveryId, bytes32 bodySha256 }`, see docs/webhooks.md */
                             webhook: {
                                 name: string;
                                 version: string;
@@ -10450,6 +10450,22 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
+                        /** @description A2A push notification configs of the operator's tasks (docs/doors.md, "A2A"), oldest first; those of tasks finished more than TASKGATE_RETENTION_DAYS ago are deleted */
+                        a2aPushConfigs: {
+                            /** @description the client's config id */
+                            id: string;
+                            taskId: string;
+                            agentId: string | null;
+                            url: string;
+                            /** @description `1.0` or `0.3`: the shape of its notifications */
+                            protocolVersion: string;
+                            /** @description whether it has a token (never exported) */
+                            tokenSet: boolean;
+                            authenticationScheme: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            doneAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -11400,7 +11416,7 @@ export interface operations {
                         data: {
                             /** @description delivery id, the `x-taskgate-delivery` header (the same on every retry) */
                             id: string;
-                            /** @description `approval.required`, `approval.resolved` or `approval.expiring` */
+                            /** @description `approval.required`, `approval.resolved`, `approval.expiring`, or `a2a.push` (an A2A push notification, docs/doors.md) */
                             event: string;
                             url: string;
                             /** @enum {string} */
@@ -12584,7 +12600,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the JSON-RPC response, or for a stream its events */
+            /** @description the JSON-RPC response, or for a stream its events. Codes its errors may name: `VALIDATION_FAILED`, `PROMPT_REQUIRED`, `PROMPT_TOO_LONG`, `INVALID_TASK_TYPE`, `UNKNOWN_MODEL`, `INVALID_IDEMPOTENCY_KEY`, `AGENT_ID_REQUIRED`, `NOT_FOUND`, `IDEMPOTENCY_KEY_REUSED`, `WEBHOOK_URL_NOT_ALLOWED`, `AGENT_KEY_MISMATCH`, `KILL_SWITCH_ACTIVE`, `TOS_NOT_ACCEPTED`, `TOO_MANY_PENDING_APPROVALS`, `PUSH_CONFIG_LIMIT_REACHED`, `INSUFFICIENT_CREDITS`, `PAYMENT_INVALID`, `PAYMENT_SIGNATURE_INVALID`, `PAYMENT_WRONG_RECIPIENT`, `PAYMENT_EXPIRED`, `PAYMENT_UNDERPAID`, `PAYMENT_REPLAYED`, `PAYMENT_NOT_FOUND`, `PAYER_NOT_BOUND`, `PAYMENT_INSUFFICIENT_FUNDS`, `PAYER_BLOCKED`, `X402_RATE_LIMITED`, `TOO_MANY_INVALID_PAYMENTS`, `FAUCET_OPERATOR_LIMIT` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

@@ -54,7 +54,7 @@ export function agentCard(base: string, version: string) {
     provider: { url: base, organization: 'TaskGate' },
     version,
     documentationUrl: `${base}/docs`,
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false },
     securitySchemes: {
       bearer: { httpAuthSecurityScheme: { description: BEARER_TEXT, scheme: 'Bearer' } },
       apiKey: { apiKeySecurityScheme: { description: KEY_TEXT, location: 'header', name: 'x-api-key' } },
@@ -80,7 +80,7 @@ export function legacyAgentCard(base: string, version: string) {
     url: `${base}/a2a`,
     preferredTransport: 'JSONRPC',
     protocolVersion: '0.3',
-    capabilities: { streaming: true, pushNotifications: false },
+    capabilities: { streaming: true, pushNotifications: true },
     defaultInputModes: INPUT,
     defaultOutputModes: OUTPUT,
     skills: card.skills.map(({ id, name, description, tags, inputModes, outputModes }) => ({ id, name, description, tags, inputModes, outputModes })),

@@ -2,7 +2,8 @@
 // (public) and one JSON-RPC operation, POST /a2a.
 import { t } from 'elysia'
 import { defineRoute, type RouteDef } from '../http/route'
-import { PAYMENT_REQUEST_HEADERS, PAYMENT_RESPONSE_HEADERS } from '../money/x402'
+import type { ProblemCode } from '../http/problem-codes'
+import { PAYMENT_ERRORS, PAYMENT_REQUEST_HEADERS, PAYMENT_RESPONSE_HEADERS } from '../money/x402'
 import type { Services } from '../services'
 
 const tags = ['A2A']
@@ -19,6 +20,13 @@ const JsonRpcAnswer = t.Object({
     data: t.Optional(t.Unknown({ description: 'A2A 1.0: `[ErrorInfo]` (`reason`: the A2A reason, or the TaskGate code with `domain` "taskgate"); 0.3: an object naming the TaskGate code' })),
   }, open)),
 }, { ...open, description: 'a JSON-RPC 2.0 response' })
+
+/** The TaskGate codes a JSON-RPC error of /a2a may name in its `data` (docs/doors.md, "A2A", "Errors"). */
+const RPC_CODES: ProblemCode[] = [
+  'VALIDATION_FAILED', 'PROMPT_REQUIRED', 'PROMPT_TOO_LONG', 'INVALID_TASK_TYPE', 'UNKNOWN_MODEL', 'INVALID_IDEMPOTENCY_KEY', 'AGENT_ID_REQUIRED', 'NOT_FOUND',
+  'IDEMPOTENCY_KEY_REUSED', 'WEBHOOK_URL_NOT_ALLOWED', 'AGENT_KEY_MISMATCH', 'KILL_SWITCH_ACTIVE', 'TOS_NOT_ACCEPTED', 'TOO_MANY_PENDING_APPROVALS',
+  'PUSH_CONFIG_LIMIT_REACHED', ...PAYMENT_ERRORS[402], ...PAYMENT_ERRORS[403], ...PAYMENT_ERRORS[429],
+]
 
 const Card = t.Object({
   name: t.String(), description: t.String(), version: t.String(),
@@ -47,10 +55,10 @@ export function a2aRoutes(s: Services): RouteDef[] {
       }, { description: 'one JSON-RPC 2.0 request of the Agent2Agent protocol' }),
       requestHeaders: [...PAYMENT_REQUEST_HEADERS],
       summary: 'Agent2Agent (A2A) JSON-RPC endpoint',
-      description: 'Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe); another version → A2A\'s version error (-32009). Every message is a task of the caller\'s agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1) pays for a message; a refusal for credits carries the v2 requirements in the `PAYMENT-REQUIRED` header and the v1 ones in the error\'s data (docs/payments.md); `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications are not offered.',
+      description: 'Built with the A2A SDK (@a2a-js/sdk 1.3). Header `A2A-Version` picks the protocol: `1.0` (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks, SubscribeToTask, Create/Get/List/DeleteTaskPushNotificationConfig), absent or `0.3` (message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe, tasks/pushNotificationConfig/set|get|list|delete); another version → A2A\'s version error (-32009). Every message is a task of the caller\'s agent through all 8 stages: its text parts are the prompt, `metadata.taskType` the task type (default `general`; header `x-taskgate-task-type` wins), `metadata.action` what an approval judges, `metadata.model` the model. An agent-bound key acts as its agent; an operator key or a bearer token names it in header `x-taskgate-agent-id`. A2A task id = TaskGate task id; states: PENDING_APPROVAL → auth-required, QUEUED/PROCESSING → working, COMPLETED → completed with an artifact (the output text and a data part `{ taskId, receiptCid, attestationUid }`), FAILED → failed, rejected (GUARDRAIL_BLOCKED, KILL_SWITCH_ACTIVE, APPROVAL_DENIED) or canceled (TASK_CANCELLED). Answers are JSON-RPC at HTTP 200, errors included (a refusal before a task exists: -32602 for the request, -32000 for credits, kill-switch, Terms of Service and limits, the TaskGate code in `data`); streams are server-sent events of JSON-RPC responses. A missing or bad credential → 401 with WWW-Authenticate. A payment header (`PAYMENT-SIGNATURE` for x402 v2, `X-PAYMENT` for v1) pays for a message; a refusal for credits carries the v2 requirements in the `PAYMENT-REQUIRED` header and the v1 ones in the error\'s data (docs/payments.md); `Idempotency-Key` replays the original task, as on POST /api/v1/tasks/submit. Push notifications: a task\'s push configs (the TaskPushNotificationConfig methods, or `configuration.taskPushNotificationConfig` of a message; at most 10 per task, TASKGATE_MAX_A2A_PUSH_CONFIGS on an operator\'s unfinished tasks → -32000 `PUSH_CONFIG_LIMIT_REACHED`) get the whole task POSTed at each A2A state change (auth-required, working again once approved, completed, failed, rejected, canceled), as the SDK\'s own sender posts it (`{ task }` for 1.0, the 0.3 Task for a config made over 0.3; `X-A2A-Notification-Token`, or `Authorization` for a config with authentication), through the signed webhook outbox (docs/webhooks.md: `x-taskgate-signature`, `x-taskgate-eip712-sig`, retries, deliveries list); the URL is checked as a webhook URL (-32602 `WEBHOOK_URL_NOT_ALLOWED`).',
       responses: {
         200: {
-          description: 'the JSON-RPC response, or for a stream its events', headers: { 'idempotent-replayed': 'idempotent-replayed', ...PAYMENT_RESPONSE_HEADERS, 'PAYMENT-REQUIRED': 'PAYMENT-REQUIRED' },
+          description: 'the JSON-RPC response, or for a stream its events', problemCodes: RPC_CODES, headers: { 'idempotent-replayed': 'idempotent-replayed', ...PAYMENT_RESPONSE_HEADERS, 'PAYMENT-REQUIRED': 'PAYMENT-REQUIRED' },
           content: { 'application/json': JsonRpcAnswer },
           events: {
             message: { description: 'a JSON-RPC response whose `result` is a stream event: the task, a status update, an artifact update', data: JsonRpcAnswer },

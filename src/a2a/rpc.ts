@@ -2,14 +2,20 @@
 // request (A2aDoor, src/a2a/service.ts); docs/doors.md, "A2A". The SDK's transport handlers parse
 // the request, dispatch the method and write the A2A types and errors, in protocol 1.0
 // (JsonRpcTransportHandler: SendMessage, SendStreamingMessage, GetTask, CancelTask, ListTasks,
-// SubscribeToTask) or 0.3 (LegacyJsonRpcTransportHandler: message/send, message/stream,
-// tasks/get, tasks/cancel, tasks/resubscribe), chosen by the A2A-Version header as the SDK's own
+// SubscribeToTask, the four TaskPushNotificationConfig methods) or 0.3
+// (LegacyJsonRpcTransportHandler: message/send, message/stream, tasks/get, tasks/cancel,
+// tasks/resubscribe, tasks/pushNotificationConfig/*), chosen by the A2A-Version header as the SDK's own
 // express adapter chooses. TaskGateHandler is the SDK's A2ARequestHandler over TaskGate: a message
-// is a task through SubmitService; A2A task id = TaskGate task id.
-import { AgentCard, Role, TaskState, type Artifact, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task, type TaskStatus } from '@a2a-js/sdk'
+// is a task through SubmitService; A2A task id = TaskGate task id. Push notification configs are
+// stored and delivered by A2aPush (src/a2a/push.ts).
+import {
+  AgentCard, Role, Task, TaskState, type DeleteTaskPushNotificationConfigRequest, type GetTaskPushNotificationConfigRequest,
+  type ListTaskPushNotificationConfigsRequest, type ListTaskPushNotificationConfigsResponse, type Message, type Part, type SendMessageRequest,
+  type StreamResponse, type TaskPushNotificationConfig,
+} from '@a2a-js/sdk'
 import {
   A2A_ERROR_CODE, A2AError, ContentTypeNotSupportedError, ERROR_INFO_TYPE, ExtendedAgentCardNotConfiguredError, JsonRpcRequestMalformedError,
-  PushNotificationNotSupportedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError,
+  TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError,
 } from '@a2a-js/sdk/errors'
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion, type A2ARequestHandler } from '@a2a-js/sdk/server'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
@@ -22,8 +28,10 @@ import { eventStream, SSE_HEADERS } from '../http/sse'
 import { charLength } from '../lib/chars'
 import type { TaskEvent } from '../pipeline/runner'
 import { TaskAction } from '../tasks/schema'
-import { TASK_CANCELLED, type SubmitInput } from '../tasks/service'
+import type { SubmitInput } from '../tasks/service'
 import type { TaskRow } from '../tasks/types'
+import type { PushConfigInput, PushVersion } from './push'
+import { contextOf, taskJson } from './task-json'
 import { A2A_WAIT_MS, type A2aCall, type A2aDoorDeps } from './types'
 
 /** The prompt's limit, as on POST /api/v1/tasks/submit. */
@@ -38,8 +46,6 @@ const MAX_CONTEXT_ID = 256
 export const REFUSED = -32000
 /** ErrorInfo.domain of TaskGate's own reasons (the TaskGate problem codes, docs/api.md). */
 const DOMAIN = 'taskgate'
-/** Failure codes that are policy refusals: the task is `rejected`, not `failed` (docs/doors.md, "A2A"). */
-const REJECTED = new Set(['GUARDRAIL_BLOCKED', 'KILL_SWITCH_ACTIVE', 'APPROVAL_DENIED'])
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED])
 const MAX_PAGE = 100
 
@@ -110,24 +116,6 @@ class EventQueue<T> implements AsyncIterable<T> {
 const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' })
 const iso = (ms: number | null | undefined) => (ms == null ? undefined : new Date(ms).toISOString())
 
-/** The contextId of a stored task: the client's, kept in its metadata, else the task's own id. */
-const contextOf = (t: TaskRow): string => {
-  const kept = (t.metadata as Record<string, unknown> | null)?.a2aContextId
-  return typeof kept === 'string' && kept ? kept : t.id
-}
-
-/** A task's A2A state (docs/doors.md, "A2A", "States"). */
-function stateOf(t: Pick<TaskRow, 'status' | 'failureCode'>): TaskState {
-  switch (t.status) {
-    case 'PENDING_APPROVAL': return TaskState.TASK_STATE_AUTH_REQUIRED
-    case 'COMPLETED': return TaskState.TASK_STATE_COMPLETED
-    case 'FAILED':
-      if (t.failureCode === TASK_CANCELLED) return TaskState.TASK_STATE_CANCELED
-      return REJECTED.has(t.failureCode ?? '') ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED
-    default: return TaskState.TASK_STATE_WORKING // QUEUED, PROCESSING
-  }
-}
-
 /** The SDK's A2ARequestHandler over TaskGate, one per request, bound to the caller's credential. */
 class TaskGateHandler implements A2ARequestHandler {
   /** A server condition met while handling (a full disk, a busy database): the HTTP answer becomes its problem (507, 503). */
@@ -135,7 +123,12 @@ class TaskGateHandler implements A2ARequestHandler {
   /** This handler failed unexpectedly (logged): the answer is JSON-RPC's internal error with HTTP 500. */
   internal = false
 
-  constructor(private d: A2aDoorDeps, private call: A2aCall, private card: AgentCard, private stop: AbortSignal) {}
+  /** The protocol of this request: a push config made over 0.3 gets 0.3-shaped notifications. */
+  private version: PushVersion
+
+  constructor(private d: A2aDoorDeps, private call: A2aCall, private card: AgentCard, private stop: AbortSignal, private legacy: boolean) {
+    this.version = legacy ? '0.3' : '1.0'
+  }
 
   async getAgentCard(): Promise<AgentCard> { return this.card }
 
@@ -145,7 +138,9 @@ class TaskGateHandler implements A2ARequestHandler {
 
   sendMessage(params: SendMessageRequest): Promise<Task> {
     return this.guard(async () => {
+      const push = await this.pushOf(params)
       const admitted = await this.admit(params)
+      this.attach(admitted.row, push)
       if (params.configuration?.returnImmediately || !admitted.running) return this.taskOf(admitted.row, admitted.contextId, admitted.running)
       const settled = await this.d.pipeline.settle(admitted.row.id, A2A_WAIT_MS)
       return this.taskOf(settled ?? admitted.row, admitted.contextId)
@@ -154,7 +149,9 @@ class TaskGateHandler implements A2ARequestHandler {
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
     try {
+      const push = await this.pushOf(params)
       const admitted = await this.admit(params)
+      this.attach(admitted.row, push)
       // The task as admitted (working, held or refused); the rest follows as it happens.
       yield { payload: { $case: 'task', value: this.taskOf(admitted.row, admitted.contextId, admitted.running) } }
       if (admitted.running) yield* this.follow(admitted.row.id, admitted.contextId)
@@ -219,11 +216,55 @@ class TaskGateHandler implements A2ARequestHandler {
     }
   }
 
-  // Push notifications are not offered (capabilities.pushNotifications false): poll GetTask or stream.
-  async createTaskPushNotificationConfig(): Promise<never> { throw new PushNotificationNotSupportedError() }
-  async getTaskPushNotificationConfig(): Promise<never> { throw new PushNotificationNotSupportedError() }
-  async listTaskPushNotificationConfigs(): Promise<never> { throw new PushNotificationNotSupportedError() }
-  async deleteTaskPushNotificationConfig(): Promise<never> { throw new PushNotificationNotSupportedError() }
+  /**
+   * A push config for one of the caller's tasks (docs/doors.md, "A2A", "Push notifications"): its
+   * URL checked as a webhook URL's, stored (the same id again replaces it; no id: the task's id).
+   * It is told of the task's state changes from now on.
+   */
+  createTaskPushNotificationConfig(params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    return this.guard(async () => {
+      const t = this.readable(params.taskId)
+      const c = await this.d.push.check(params, this.legacy ? '/params/pushNotificationConfig' : '/params')
+      return this.d.push.save(t, c, this.version, { catchUp: false, roomChecked: false })
+    })
+  }
+
+  getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+    return this.guard(async () => {
+      const t = this.readable(params.taskId)
+      const c = this.d.push.get(t, params.id)
+      if (!c) throw new TaskNotFoundError(`Push notification config ${JSON.stringify(params.id || t.id)} not found for task ${t.id}`)
+      return c
+    })
+  }
+
+  /** All of the task's configs (at most 10: one page). */
+  listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.guard(async () => ({ configs: this.d.push.list(this.readable(params.taskId)), nextPageToken: '' }))
+  }
+
+  /** Deletes one (its notifications not yet delivered are not sent); an unknown id changes nothing, as in the SDK. */
+  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    return this.guard(async () => { this.d.push.remove(this.readable(params.taskId), params.id) })
+  }
+
+  /**
+   * The push config a message brings (`configuration.taskPushNotificationConfig`; 0.3:
+   * `pushNotificationConfig`), checked before the message runs, with room for it under the
+   * operator's limit, so a refused config makes no task.
+   */
+  private async pushOf(params: SendMessageRequest): Promise<PushConfigInput | null> {
+    const c = params.configuration?.taskPushNotificationConfig
+    if (!c) return null
+    const checked = await this.d.push.check(c, this.legacy ? '/params/configuration/pushNotificationConfig' : '/params/configuration/taskPushNotificationConfig')
+    this.d.push.assertRoom(this.call.principal.operator.id)
+    return checked
+  }
+
+  /** Stores a message's push config for its task; a task already held or finished is notified of that at once. */
+  private attach(row: TaskRow, push: PushConfigInput | null): void {
+    if (push) this.d.push.save(row, push, this.version, { catchUp: true, roomChecked: true })
+  }
 
   /** One of the caller's tasks, or A2A's task-not-found (another operator's, another agent's for an agent-bound key, or none). */
   private readable(id: string): TaskRow {
@@ -328,28 +369,13 @@ class TaskGateHandler implements A2ARequestHandler {
     }
   }
 
-  /** A task as A2A tells it (docs/doors.md, "A2A", "States"); `running`: as admitted to run, before any result. */
+  /**
+   * A task as A2A tells it (docs/doors.md, "A2A", "States"); `running`: as admitted to run, before
+   * any result. Made as JSON by src/a2a/task-json.ts, as push notifications are, and read back.
+   */
   private taskOf(t: TaskRow, contextId: string, running = false): Task {
-    const state = running ? TaskState.TASK_STATE_WORKING : stateOf(t)
     const approvalId = t.status === 'PENDING_APPROVAL' ? this.d.approvals.idForTask(t.id) : null
-    let said: string | null = null
-    if (state === TaskState.TASK_STATE_AUTH_REQUIRED) said = `held for human approval${approvalId ? ` (approval request ${approvalId})` : ''}: an operator approves or denies it (PATCH /api/v1/approvals/{id}); once approved the task runs, and GetTask shows its result`
-    else if (state !== TaskState.TASK_STATE_WORKING && state !== TaskState.TASK_STATE_COMPLETED) said = `${t.failureCode ?? 'TASK_FAILED'}: ${t.failureMessage ?? 'the task failed'}`
-    else if (t.status === 'QUEUED') said = 'waiting in the overflow queue for a free provider key'
-    const status: TaskStatus = { state, message: said ? this.note(t.id, contextId, t.status.toLowerCase(), said) : undefined, timestamp: iso(t.updatedAt ?? t.createdAt) }
-    const done = state === TaskState.TASK_STATE_COMPLETED
-    const artifacts: Artifact[] = done ? [{
-      artifactId: `${t.id}-output`, name: 'output', description: 'the task output, and the ids of its signed receipt and EAS attestation',
-      parts: [text(t.output ?? ''), { content: { $case: 'data', value: { taskId: t.id, receiptCid: t.receiptCid, attestationUid: t.attestationUid } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
-      metadata: undefined, extensions: [],
-    }] : []
-    return {
-      id: t.id, contextId, status, artifacts, history: [],
-      metadata: { taskgate: {
-        taskId: t.id, status: running ? 'PROCESSING' : t.status, agentId: t.agentId, taskType: t.taskType, failureCode: running ? null : t.failureCode,
-        approvalId, receiptCid: running ? null : t.receiptCid, attestationUid: running ? null : t.attestationUid,
-      } },
-    }
+    return Task.fromJSON(taskJson(t, contextId, approvalId, running))
   }
 
   private note(taskId: string, contextId: string, tag: string, said: string): Message {
@@ -404,7 +430,7 @@ export async function serve(d: A2aDoorDeps, call: A2aCall, cardJson: Record<stri
   const rpc = body as { id?: string | number | null; method?: string }
   const id = rpc.id ?? null
   const stop = new AbortController()
-  const handler = new TaskGateHandler(d, call, card, stop.signal)
+  const handler = new TaskGateHandler(d, call, card, stop.signal, legacy)
   call.request.signal.addEventListener('abort', () => stop.abort())
   let out: JsonRpcAnswer | AsyncGenerator<JsonRpcAnswer, void, undefined>
   try {

@@ -5,6 +5,7 @@ import type { Logger } from '../log'
 import type { PipelineRunner } from '../pipeline/runner'
 import type { TaskService } from '../tasks/service'
 import type { SubmitService } from '../tasks/submit'
+import type { A2aPush } from './push'
 
 export interface A2aDoorDeps {
   /** TASKGATE_PUBLIC_URL (may be empty: the card then names the request's own origin). */
@@ -14,6 +15,8 @@ export interface A2aDoorDeps {
   pipeline: Pick<PipelineRunner, 'settle' | 'task' | 'events'>
   tasks: Pick<TaskService, 'cancel' | 'list'>
   approvals: Pick<ApprovalService, 'idForTask'>
+  /** Push notification configs: checks, storage, the limits (src/a2a/push.ts). */
+  push: Pick<A2aPush, 'check' | 'assertRoom' | 'save' | 'get' | 'list' | 'remove'>
   /** A stream ends within seconds once its credential is revoked or its operator suspended (as every event stream). */
   auth: Pick<Authenticator, 'streamGuard'>
   ssePingMs: number

@@ -37,6 +37,13 @@ export const RECEIPT_TYPES = {
 export const WEBHOOK_FIELDS = ['event', 'approvalId', 'taskId', 'agentId', 'actionType', 'operation', 'target', 'requestedValue', 'currency',
   'triggerPolicy', 'triggerReason', 'resolveUrl', 'decision', 'decidedBy', 'timestamp'] as const
 export const WEBHOOK_TYPES = { ApprovalWebhook: WEBHOOK_FIELDS.map((name) => ({ name, type: 'string' })) }
+/**
+ * Deliveries whose body is not an approval webhook's fields (A2A push notifications): the event, the
+ * delivery id and the SHA-256 of the raw body, in the webhook domain (docs/webhooks.md, "Other deliveries").
+ */
+export const DELIVERY_TYPES = {
+  WebhookDelivery: [{ name: 'event', type: 'string' }, { name: 'deliveryId', type: 'string' }, { name: 'bodySha256', type: 'bytes32' }],
+} as const
 
 export const EAS_TYPES = {
   Attest: [
@@ -66,7 +73,7 @@ export class Signer {
   private derived: PrivateKeyAccount | null = null
   readonly receiptDomain: { name: string; version: string; chainId: number }
   readonly easDomain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` }
-  /** Approval webhooks (docs/webhooks.md, "The request"): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES in this domain. */
+  /** Webhooks (docs/webhooks.md): `x-taskgate-eip712-sig` is over WEBHOOK_TYPES (approval events) or DELIVERY_TYPES (A2A push notifications) in this domain. */
   readonly webhookDomain: { name: string; version: string; chainId: number }
   /** Terms of Service acceptance documents (src/tos): primary type `TosAcceptance`. */
   readonly tosDomain: { name: string; version: string; chainId: number }
@@ -100,6 +107,7 @@ export class Signer {
       receipt: { domain: this.receiptDomain, types: RECEIPT_TYPES, primaryType: 'TaskReceipt' },
       attestation: { domain: this.easDomain, types: EAS_TYPES, primaryType: 'Attest' },
       webhook: { domain: this.webhookDomain, types: WEBHOOK_TYPES, primaryType: 'ApprovalWebhook' },
+      delivery: { domain: this.webhookDomain, types: DELIVERY_TYPES, primaryType: 'WebhookDelivery' },
     }
   }
 
@@ -185,6 +193,11 @@ export class Signer {
     return this.sign('webhook', message)
   }
 
+  /** EIP-712 signature of another delivery (primary type WebhookDelivery: event, delivery id, body SHA-256). */
+  signDelivery(message: { event: string; deliveryId: string; bodySha256: Hex }): Promise<Hex> {
+    return this.sign('delivery', message)
+  }
+
   /**
    * An EAS Version 2 offchain attestation, the object shape eas-sdk emits. Its UID hashes the
    * message, not the signature, so it is known at once; the signed attestation follows.
@@ -210,7 +223,7 @@ export class Signer {
 }
 
 /** The kinds of EIP-712 documents signed through sign() (on the signing worker when it runs). */
-export type DocumentKind = 'receipt' | 'attestation' | 'webhook'
+export type DocumentKind = 'receipt' | 'attestation' | 'webhook' | 'delivery'
 export interface DocumentType { domain: Record<string, unknown>; types: Record<string, readonly { name: string; type: string }[]>; primaryType: string }
 
 export interface ReceiptMessage {

@@ -561,6 +561,8 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   nextAttemptAt: integer('next_attempt_at'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  /** An A2A push notification's config (a2a_push_configs.id); null for approval webhooks. */
+  pushConfigId: text('push_config_id'),
 }, (t) => [index('webhook_deliveries_operator_idx').on(t.operatorId, t.createdAt)])
 
 // Generation of each operator's derived webhook secret (POST /api/v1/operator/webhooks/secret rotates it).
@@ -569,3 +571,28 @@ export const webhookSecrets = sqliteTable('webhook_secrets', {
   generation: integer('generation').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })
+
+// A2A push notification configs (docs/doors.md, "A2A", "Push notifications"): where a task's A2A
+// state changes are POSTed. `id` is TaskGate's own (a delivery names it: a config deleted or
+// replaced ends its pending deliveries); `config_id` the client's, unique per task. The token and
+// the authentication credentials are sealed with the data key. `done_at`: when the task finished
+// (nothing more is sent); configs of unfinished tasks count against the operator's limit, and
+// finished ones are deleted by the retention job.
+export const a2aPushConfigs = sqliteTable('a2a_push_configs', {
+  id: text('id').primaryKey(),
+  taskId: text('task_id').notNull(),
+  configId: text('config_id').notNull(),
+  operatorId: text('operator_id').notNull(),
+  agentId: text('agent_id'),
+  url: text('url').notNull(),
+  tokenSealed: text('token_sealed'),
+  authScheme: text('auth_scheme'),
+  authCredentialsSealed: text('auth_credentials_sealed'),
+  protocolVersion: text('protocol_version').notNull(),
+  createdAt: integer('created_at').notNull(),
+  doneAt: integer('done_at'),
+}, (t) => [
+  uniqueIndex('a2a_push_configs_task_uq').on(t.taskId, t.configId),
+  index('a2a_push_configs_live_idx').on(t.operatorId).where(sql`done_at IS NULL`),
+  index('a2a_push_configs_done_idx').on(t.doneAt).where(sql`done_at IS NOT NULL`),
+])

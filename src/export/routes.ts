@@ -24,6 +24,12 @@ const ExportDocument = t.Object({
   certificates: t.Array(Certificate),
   wallet: t.Object({ walletAddress: Nullable(t.String()) }),
   pioneerEvents: t.Array(t.Object({ id: t.Integer(), kind: t.String(), points: t.Integer(), ref: t.String(), createdAt: DateTime })),
+  a2aPushConfigs: t.Array(t.Object({
+    id: t.String({ description: 'the client\'s config id' }), taskId: t.String(), agentId: Nullable(t.String()), url: t.String(),
+    protocolVersion: t.String({ description: '`1.0` or `0.3`: the shape of its notifications' }),
+    tokenSet: t.Boolean({ description: 'whether it has a token (never exported)' }), authenticationScheme: Nullable(t.String({ description: 'the Authorization scheme, when it has one (the credentials are never exported)' })),
+    createdAt: DateTime, doneAt: Nullable(DateTime),
+  }), { description: 'A2A push notification configs of the operator\'s tasks (docs/doors.md, "A2A"), oldest first; those of tasks finished more than TASKGATE_RETENTION_DAYS ago are deleted' }),
 })
 
 export function exportRoutes(s: Services) {

@@ -2,7 +2,7 @@
 // small members are read at once; tasks and the ledger are written page by page, so a large history
 // never sits in memory as one string. It holds no secret: keys appear as records (prefix …
 // last 4, never the key or its hash), the profile without password hash or tokens, guardrails
-// without the webhook secret, and no provider keys.
+// without the webhook secret, A2A push configs without their token or credentials, and no provider keys.
 import type { TaskRow } from '../tasks/types'
 
 const PAGE = 100
@@ -25,6 +25,8 @@ export interface ExportSources {
   certificates(operatorId: string): unknown[]
   wallet(operatorId: string): unknown
   pioneerEvents(operatorId: string): unknown[]
+  /** The A2A push notification configs of the operator's tasks, without token or credentials. */
+  a2aPushConfigs(operatorId: string): unknown[]
 }
 
 export class ExportService {
@@ -60,7 +62,7 @@ export class ExportService {
     yield `],"guardrails":${j(s.guardrails(operatorId))}`
     yield `,"approvals":${j(s.approvals(operatorId))}`
     yield `,"tos":${j(s.tos(operatorId))},"certificates":${j(s.certificates(operatorId))}`
-    yield `,"wallet":${j(s.wallet(operatorId))},"pioneerEvents":${j(s.pioneerEvents(operatorId))}}`
+    yield `,"wallet":${j(s.wallet(operatorId))},"pioneerEvents":${j(s.pioneerEvents(operatorId))},"a2aPushConfigs":${j(s.a2aPushConfigs(operatorId))}}`
   }
 
   /** The document as a byte stream: each pull writes the next piece (a page of tasks or ledger entries). */

@@ -230,7 +230,8 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
     // responses: the declared ones, then the problems
     const responses: Record<string, unknown> = {}
     for (const [code, doc] of Object.entries(r.responses) as [string, ResponseDoc][]) {
-      const res: Json = { description: doc.description }
+      const res: Json = { description: doc.problemCodes ? `${doc.description}. Codes its errors may name: ${doc.problemCodes.map((c) => `\`${c}\``).join(', ')}` : doc.description }
+      if (doc.problemCodes) res['x-problem-codes'] = [...doc.problemCodes]
       const content = responseContent(doc)
       if (content) res.content = content
       res.headers = common(doc.headers)

@@ -68,6 +68,7 @@ export const PROBLEM_CODES = {
   AGENT_LIMIT_REACHED: 'the tier\'s agent limit is reached (`limit`)',
   AGENT_ARCHIVED: 'an archived agent cannot be changed',
   KEY_LIMIT_REACHED: 'the tier\'s key limit is reached (`limit`)',
+  PUSH_CONFIG_LIMIT_REACHED: 'an A2A push notification config over a limit (`scope`, `limit`): 10 per task, or TASKGATE_MAX_A2A_PUSH_CONFIGS (default 1000) on the operator\'s unfinished tasks (docs/doors.md, "A2A"); answered in a JSON-RPC error\'s data on /a2a',
   ORIGIN_NOT_ALLOWED: '/mcp refuses a request from another site\'s page (its Origin is not this server\'s), or, on a server listening on loopback only, one addressed to a non-loopback name (DNS rebinding)',
   APPROVAL_REQUIRED: 'a door call held for human approval: the task waits PENDING_APPROVAL (headers `x-taskgate-task-id`, `x-taskgate-approval-id`); its result appears on the task once approved',
   GUARDRAIL_BLOCKED: 'the operator\'s policy blocked the request; on a submission `task` is the FAILED task; a compute request creates no job; no credit spent',

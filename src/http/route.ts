@@ -31,6 +31,11 @@ export interface ResponseDoc {
   /** text/event-stream responses: the events, by `event:` name (the document describes each as an OpenAPI 3.2 itemSchema variant: http/openapi.ts sseItemSchema). */
   events?: Record<string, SseEventDoc>
   links?: Record<string, LinkDoc>
+  /**
+   * TaskGate problem codes this success answer may carry inside its body, not as a problem: the
+   * JSON-RPC errors of /a2a name them in their `data` (published as this response's `x-problem-codes`).
+   */
+  problemCodes?: readonly ProblemCode[]
 }
 
 /** Request headers a route reads (documented as header parameters; see http/openapi.ts REQUEST_HEADERS). */

@@ -1,7 +1,8 @@
 // The retention job (docs/security.md, Limits): once a day by the service clock (so the test clock
 // drives it), it deletes what costs nothing to make and serves no one after TASKGATE_RETENTION_DAYS
 // (default 30): tasks that failed before their debit (refused at stage 1, or held and then denied,
-// expired or stopped), with their approval requests, and webhook deliveries that are over. Each
+// expired or stopped), with their approval requests, webhook deliveries that are over, and the A2A
+// push configs of tasks that finished (docs/doors.md, "A2A", "Push notifications"). Each
 // domain deletes its own rows; this module only schedules them. A refused task has no ledger entry,
 // no receipt and no link in its agent's chain, so the ledger and the state roots are untouched, and
 // the triggers on `tasks` take it out of the lists' counters and the daily rollups as it goes.
@@ -18,6 +19,8 @@ export interface RetentionDeps {
   pruneRefusedTasks(before: number, limit: number): number
   /** Deletes the webhook deliveries created before `before` that are over; returns how many. */
   pruneDeliveries(before: number): number
+  /** Deletes the A2A push configs of tasks that finished before `before`; returns how many. */
+  prunePushConfigs(before: number): number
 }
 
 export class Retention {
@@ -40,7 +43,8 @@ export class Retention {
       await new Promise((r) => setImmediate(r)) // requests go between batches
     }
     const deliveries = this.deps.pruneDeliveries(before)
-    if (tasks || deliveries) this.log.info({ tasks, deliveries, days: this.days }, 'retention: deleted refused tasks and webhook deliveries')
+    const pushConfigs = this.deps.prunePushConfigs(before)
+    if (tasks || deliveries || pushConfigs) this.log.info({ tasks, deliveries, pushConfigs, days: this.days }, 'retention: deleted refused tasks, webhook deliveries and finished tasks\' push configs')
     this.jobs.enqueue('retention.prune', {}, { runAt: this.clock.now() + DAY_MS, dedupeKey: 'retention.prune' })
   }
 }

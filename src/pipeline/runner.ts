@@ -72,6 +72,13 @@ export type TimelineEvent = Pick<TaskEvent, 'id' | 'stage' | 'name' | 'status' |
 /** Event statuses that end a submit's wait: the task is terminal or parked. */
 const ENDS_WAIT = new Set(['completed', 'failed', 'held', 'queued'])
 
+/**
+ * Called inside the transaction that changes a task's status, with the task before and after: its
+ * writes commit (or roll back) with the change. A door that tells its clients of state changes
+ * registers one (src/a2a/push.ts, registered in src/services.ts); the pipeline knows nothing of it.
+ */
+export type StatusListener = (before: TaskRow, after: TaskRow) => void
+
 /** What the runner uses, besides what it hands the stages (`stages`). */
 export interface PipelineDeps {
   /** The tasks table, its timeline, and the agent's row when a task fails. */
@@ -111,6 +118,7 @@ export class PipelineRunner {
    * will not start (its started call aborted).
    */
   private admitted = new Map<string, { task: TaskRow; agent: AgentIdentity; started: StartedCall | null; onDelta?: (text: string) => void }>()
+  private statusListeners: StatusListener[] = []
 
   constructor(private d: PipelineDeps) {
     this.events.setMaxListeners(0)
@@ -135,6 +143,15 @@ export class PipelineRunner {
   }
 
   task(id: string): TaskRow | null { return this.tasks.get(id) }
+
+  /** Adds a listener of status changes (StatusListener): every commit that changes a task's status calls it, inside its transaction. */
+  onStatusChange(listener: StatusListener): void { this.statusListeners.push(listener) }
+
+  /** Tells the listeners when the status changed; inside the caller's transaction. */
+  private changed(before: TaskRow, after: TaskRow): void {
+    if (before.status === after.status) return
+    for (const l of this.statusListeners) l(before, after)
+  }
 
   /**
    * Inserts a new task and runs stages 1–2 for it inside the caller's transaction. When both pass,
@@ -254,6 +271,7 @@ export class PipelineRunner {
     const events = eventsOf(done)
     const length = this.tasks.update(task.id, patch, events)
     const row = { ...task, ...patch } as TaskRow
+    this.changed(task, row)
     this.publish(row.id, length, events, row)
     return row
   }
@@ -417,8 +435,11 @@ export class PipelineRunner {
       this.tasks.update(task.id, patch)
       last = r.apply() ?? {}
     }
-    this.publish(task.id, this.tasks.update(task.id, last, [event]), [event])
-    return { ...task, ...patch, ...last } as TaskRow
+    const length = this.tasks.update(task.id, last, [event])
+    const row = { ...task, ...patch, ...last } as TaskRow
+    this.changed(task, row)
+    this.publish(task.id, length, [event])
+    return row
   }
 
   /**
@@ -441,8 +462,10 @@ export class PipelineRunner {
       const metrics = agent && AGENT_FAULTS.has(fail.code) ? JSON.stringify(observeFailure(agent.metrics)) : null
       this.tasks.recordAgentFailure(task.agentId, now, metrics)
     }
+    const row = { ...task, ...patch } as TaskRow
+    this.changed(task, row)
     this.publish(task.id, length, [event])
-    return { ...task, ...patch } as TaskRow
+    return row
   }
 
   /**

@@ -22,7 +22,7 @@ const Domain = t.Object({ name: t.String(), version: t.String(), chainId: t.Inte
 
 const Signers = t.Object({
   signers: t.Array(t.Object({ address: Address, keyId: t.String(), since: t.String() })),
-  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]), webhook: t.Composite([Domain], { description: 'approval webhooks: `x-taskgate-eip712-sig` signs the 15 body fields as primary type `ApprovalWebhook` (all `string`), see docs/webhooks.md' }), tos: t.Composite([Domain], { description: 'Terms of Service acceptance documents (primary type `TosAcceptance`), see docs/governance.md' }) }),
+  eip712Domains: t.Object({ receipt: Domain, attestation: t.Composite([Domain, t.Object({ verifyingContract: Address })]), webhook: t.Composite([Domain], { description: 'webhooks: `x-taskgate-eip712-sig` signs an approval webhook\'s 15 body fields as primary type `ApprovalWebhook` (all `string`), and an A2A push notification (`a2a.push`) as `WebhookDelivery { string event, string deliveryId, bytes32 bodySha256 }`, see docs/webhooks.md' }), tos: t.Composite([Domain], { description: 'Terms of Service acceptance documents (primary type `TosAcceptance`), see docs/governance.md' }) }),
   attestationSchema: t.Object({ schema: t.String(), uid: Hash32(), resolver: Address, revocable: t.Boolean() }),
   chainId: t.Integer(),
 })

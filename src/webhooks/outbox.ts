@@ -10,7 +10,12 @@
 // resolves the URL's host once and connects to the address that passed the check
 // (src/lib/outbound.ts; docs/security.md, "Outbound requests"): a refused address fails the
 // delivery at once, before any connection, so it records a refusal and never an HTTP status.
-import { createHmac } from 'node:crypto'
+// A second kind of delivery, `a2a.push`, carries an A2A push notification (docs/doors.md, "A2A",
+// "Push notifications"): its body is the A2A task as the client's protocol version shapes it, its
+// content type and the client's token (or Authorization) come from its config at each attempt,
+// and its EIP-712 signature is over the body's SHA-256 (primary type WebhookDelivery); the same
+// outbox, retries, outbound checks and HMAC.
+import { createHash, createHmac } from 'node:crypto'
 import type { Clock } from '../clock'
 import type { JobRunner } from '../jobs/runner'
 import type { Logger } from '../log'
@@ -25,6 +30,8 @@ export const FIRST_BACKOFF_MS = 10_000
 export const ATTEMPT_TIMEOUT_MS = 10_000
 
 export type WebhookEvent = 'approval.required' | 'approval.resolved' | 'approval.expiring'
+/** The event of an A2A push notification delivery. */
+export const A2A_PUSH_EVENT = 'a2a.push'
 
 /** The 15 fields of an approval webhook, as sent in the JSON body (docs/webhooks.md, "The request"). */
 export interface WebhookBody {
@@ -41,11 +48,22 @@ export function webhookMessage(body: Record<string, unknown>): Record<string, st
 export const hmacHeader = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`
 
 export interface OutboxDeps {
-  signer: { address: string; signWebhook(m: Record<string, string>): Promise<string> }
+  signer: {
+    address: string
+    signWebhook(m: Record<string, string>): Promise<string>
+    /** A delivery whose body is not an approval webhook's fields: its event, id and body SHA-256 (docs/webhooks.md). */
+    signDelivery(m: { event: string; deliveryId: string; bodySha256: `0x${string}` }): Promise<string>
+  }
   /** The HMAC key of the operator's webhooks: the configured secret, else the derived one. */
   secretFor(operatorId: string): string
   /** Resolves and checks the URL once per attempt, then sends to that address. */
   outbound: Outbound
+  /**
+   * An A2A push delivery's own headers, read at each attempt: its content type and the client's
+   * token or Authorization (never stored in the delivery), and which of their values are secrets.
+   * Null when its config was deleted or replaced since: the delivery is then over.
+   */
+  pushHeaders(pushConfigId: string): { headers: Record<string, string>; secrets: string[] } | null
 }
 
 export class WebhookOutbox {
@@ -75,7 +93,16 @@ export class WebhookOutbox {
   enqueue(operatorId: string, approvalId: string | null, url: string, body: WebhookBody): string {
     const id = newId('whd')
     const now = this.clock.now()
-    this.repo.insert({ id, operatorId, approvalId, event: body.event, url, body: JSON.stringify(body), now })
+    this.repo.insert({ id, operatorId, approvalId, pushConfigId: null, event: body.event, url, body: JSON.stringify(body), now })
+    this.jobs.enqueue('webhook.deliver', { id }, { runAt: now, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
+    return id
+  }
+
+  /** Queues an A2A push notification (`body`: the JSON as sent) for the config `pushConfigId`; call inside the transaction of the state change. */
+  enqueuePush(operatorId: string, pushConfigId: string, url: string, body: string): string {
+    const id = newId('whd')
+    const now = this.clock.now()
+    this.repo.insert({ id, operatorId, approvalId: null, pushConfigId, event: A2A_PUSH_EVENT, url, body, now })
     this.jobs.enqueue('webhook.deliver', { id }, { runAt: now, dedupeKey: `webhook:${id}`, maxAttempts: 3 })
     return id
   }
@@ -111,6 +138,11 @@ export class WebhookOutbox {
     const attempts = row.attempts + 1
     let status: number | null = null
     let error: string | null = null
+    const push = row.pushConfigId === null ? null : this.deps.pushHeaders(row.pushConfigId)
+    if (row.pushConfigId !== null && push === null) {
+      this.record(id, 'failed', attempts, null, 'not delivered: the push notification config was deleted or replaced', null, this.clock.now())
+      return
+    }
     // Again at delivery time (DNS may have changed), and the request goes to the address checked now.
     const target = await this.deps.outbound.target(row.url)
     if ('refused' in target && !target.transient) {
@@ -120,11 +152,13 @@ export class WebhookOutbox {
     }
     try {
       if ('refused' in target) throw new Error(target.refused) // the name did not resolve: retried like a refused connection
-      const signature = await this.deps.signer.signWebhook(webhookMessage(JSON.parse(row.body)))
+      const signature = push
+        ? await this.deps.signer.signDelivery({ event: row.event, deliveryId: id, bodySha256: `0x${createHash('sha256').update(row.body).digest('hex')}` })
+        : await this.deps.signer.signWebhook(webhookMessage(JSON.parse(row.body)))
       const res = await this.deps.outbound.fetch(target, {
         method: 'POST', body: row.body, signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
         headers: {
-          'content-type': 'application/json', 'user-agent': 'TaskGate-Webhook/1',
+          'content-type': 'application/json', 'user-agent': 'TaskGate-Webhook/1', ...push?.headers,
           'x-taskgate-signature': hmacHeader(this.deps.secretFor(row.operatorId), row.body),
           'x-taskgate-eip712-sig': signature, 'x-taskgate-signer': this.deps.signer.address,
           'x-taskgate-event': row.event, 'x-taskgate-delivery': id,
@@ -139,6 +173,8 @@ export class WebhookOutbox {
       error = `HTTP ${res.status}`
     } catch (e) {
       error = e instanceof Error ? (e.name === 'TimeoutError' ? `timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : e.message) : String(e)
+      // The client's token or credentials never reach the deliveries list or the log, even in an error's text.
+      for (const v of push?.secrets ?? []) if (v) error = error.split(v).join('[redacted]')
     }
     const after = this.clock.now()
     if (attempts >= MAX_ATTEMPTS) {

@@ -7,14 +7,16 @@ import { changes, setTo, preparedOnUse } from '../db/sql'
 export interface DeliveryRow {
   id: string; operatorId: string; event: string; url: string; body: string; status: string; attempts: number
   lastStatus: number | null; lastError: string | null; nextAttemptAt: number | null; createdAt: number
+  /** The A2A push config it is POSTed for (its token and content type are read at each attempt); null for approval webhooks. */
+  pushConfigId: string | null
 }
-export interface NewDelivery { id: string; operatorId: string; approvalId: string | null; event: string; url: string; body: string; now: number }
+export interface NewDelivery { id: string; operatorId: string; approvalId: string | null; pushConfigId: string | null; event: string; url: string; body: string; now: number }
 export interface DeliveryOutcome { status: string; attempts: number; lastStatus: number | null; lastError: string | null; nextAttemptAt: number | null; now: number }
 
 const p = sql.placeholder
 const cols = {
   id: d.id, operatorId: d.operatorId, event: d.event, url: d.url, body: d.body, status: d.status, attempts: d.attempts,
-  lastStatus: d.lastStatus, lastError: d.lastError, nextAttemptAt: d.nextAttemptAt, createdAt: d.createdAt,
+  lastStatus: d.lastStatus, lastError: d.lastError, nextAttemptAt: d.nextAttemptAt, createdAt: d.createdAt, pushConfigId: d.pushConfigId,
 }
 
 export class WebhookRepository {
@@ -23,7 +25,7 @@ export class WebhookRepository {
   constructor(db: Db) {
     this.q = preparedOnUse({
       insert: () => db.insert(d).values({
-        id: p('id'), operatorId: p('operatorId'), approvalId: p('approvalId'), event: p('event'), url: p('url'), body: p('body'),
+        id: p('id'), operatorId: p('operatorId'), approvalId: p('approvalId'), pushConfigId: p('pushConfigId'), event: p('event'), url: p('url'), body: p('body'),
         status: 'pending', attempts: 0, nextAttemptAt: p('now'), createdAt: p('now'), updatedAt: p('now'),
       }).prepare(),
       get: () => db.select(cols).from(d).where(eq(d.id, p('id'))).prepare(),

@@ -187,6 +187,14 @@ export function tempDir(prefix = 'taskgate-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
+/** Polls `fn` (every `ms`, at most `tries` times) until `ok` holds for its value, for what happens asynchronously (a delivery arriving); time-based behaviour uses the test clock instead. */
+export async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, tries = 250, ms = 20): Promise<T> {
+  let v = await fn()
+  for (let i = 0; i < tries && !ok(v); i++) { await Bun.sleep(ms); v = await fn() }
+  if (!ok(v)) throw new Error(`condition not met: ${JSON.stringify(v).slice(0, 400)}`)
+  return v
+}
+
 /** Starts a server on a fresh data dir. */
 export async function startServer(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
   return new TestServer(dataDir, env).start()

@@ -1,15 +1,17 @@
 // The A2A door over real HTTP with the A2A SDK's own client (@a2a-js/sdk 1.3, JSON-RPC, protocol
 // 1.0): card discovery, a message to completion whose receipt verifies with viem, a stream in
 // order, a task held for approval (auth-required) that completes once approved, refusals
-// (rejected tasks, JSON-RPC errors), cancel, scoping by credential and 401 without one; and a
-// v0.3 client's raw JSON-RPC message/send. Guardrail changes activate through the test clock.
+// (rejected tasks, JSON-RPC errors), cancel, scoping by credential and 401 without one, push config
+// URLs the outbound policy refuses (push notifications themselves: a2a-push.test.ts); and a v0.3
+// client's raw JSON-RPC message/send. Guardrail changes activate through the test clock.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { AgentCard, Role, TaskState, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk'
-import { ClientFactory, ClientFactoryOptions, type CallInterceptor, type Client } from '@a2a-js/sdk/client'
+import { AgentCard, TaskState, type StreamResponse, type Task } from '@a2a-js/sdk'
+import type { Client } from '@a2a-js/sdk/client'
 import { agentCardHandler } from '@a2a-js/sdk/server/express'
-import { A2AError, TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors'
+import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { payWithX402 } from '../../sdk/src/index'
+import { artifactOf, asTask, connect as connectTo, message, rejection, rpcErrorOf } from '../helpers/a2a'
 import { FakeLLM, gate } from '../helpers/fake-llm'
 import { expectReceiptCovers } from '../helpers/receipts'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -33,52 +35,10 @@ afterAll(async () => {
   fake?.stop()
 })
 
-/** Sends `headers` with every call, as a user configures the SDK's client (an interceptor). */
-const withHeaders = (headers: Record<string, string>): CallInterceptor => ({
-  async before(args) { args.options = { ...args.options, serviceParameters: { ...args.options?.serviceParameters, ...headers } } },
-  async after() {},
-})
+/** An A2A client of this server (test/helpers/a2a.ts). */
+const connect = (credential: string, headers: Record<string, string> = {}): Promise<Client> => connectTo(s.url, credential, headers)
 
-/** An A2A client as a user makes one: discovered from the server's card, its credential as `Authorization: Bearer`. */
-async function connect(credential: string, headers: Record<string, string> = {}): Promise<Client> {
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    clientConfig: { interceptors: [withHeaders({ authorization: `Bearer ${credential}`, ...headers })] },
-  }))
-  return factory.createFromUrl(s.url)
-}
-
-function message(textValue: string, metadata?: Record<string, unknown>, contextId = ''): SendMessageRequest {
-  return {
-    tenant: '', configuration: undefined, metadata: undefined,
-    message: {
-      messageId: crypto.randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, metadata, extensions: [], referenceTaskIds: [],
-      parts: [{ content: { $case: 'text', value: textValue }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    },
-  }
-}
-
-const asTask = (r: unknown): Task => {
-  expect((r as Task).status).toBeDefined() // a Task, not a Message
-  return r as Task
-}
-const artifactOf = (t: Task) => {
-  const parts = t.artifacts[0]!.parts
-  const textPart = parts.find((p) => p.content?.$case === 'text')!.content!.value as string
-  const data = parts.find((p) => p.content?.$case === 'data')!.content!.value as { taskId: string; receiptCid: string; attestationUid: string }
-  return { text: textPart, data }
-}
 const advance = async (ms: number) => expect((await s.post('/api/v1/admin/clock/advance', { ms }, { token: admin })).status).toBe(200)
-
-/** The JSON-RPC error a rejected call carries: its code and the TaskGate reason (1.0 ErrorInfo). */
-function rpcErrorOf(e: unknown): { code: number; message: string; reason?: string } {
-  expect(e).toBeInstanceOf(A2AError)
-  const err = e as { envelopeCode: number; message: string; data?: { reason?: string }[] }
-  return { code: err.envelopeCode, message: err.message, reason: err.data?.[0]?.reason }
-}
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try { await p } catch (e) { return e }
-  throw new Error('expected the call to be rejected')
-}
 
 /** One raw JSON-RPC call (as a v0.3 client, or curl, sends it). */
 const rpc = (body: Record<string, unknown>, headers: Record<string, string> = {}, credential: string | null = op.agent.apiKey) =>
@@ -91,7 +51,7 @@ describe('A2A door', () => {
     expect(card.name).toBe('TaskGate')
     expect(card.skills.map((x) => x.id)).toEqual(TASK_TYPES)
     expect(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion])).toEqual([[`${s.url}/a2a`, 'JSONRPC', '1.0'], [`${s.url}/a2a`, 'JSONRPC', '0.3']])
-    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false })
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true })
     expect(card.securitySchemes.bearer!.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'Bearer' } })
     expect(card.securitySchemes.apiKey!.scheme).toMatchObject({ $case: 'apiKeySecurityScheme', value: { location: 'header', name: 'x-api-key' } })
     expect(card.securityRequirements.map((r) => Object.keys(r.schemes))).toEqual([['bearer'], ['apiKey']])
@@ -339,7 +299,7 @@ describe('A2A door', () => {
       [rpc({ method: 'SendMessage', params: { message: { parts: [null] } } }, v1), -32602],
       [rpc({ method: 'NoSuchMethod', params: {} }, v1), -32601],
       [rpc({ method: 'GetTask', params: { id: 'task_x' } }, { 'A2A-Version': '2.0' }), -32009],
-      [rpc({ method: 'CreateTaskPushNotificationConfig', params: { taskId: 'task_x', url: 'https://example.com/hook' } }, v1), -32003],
+      [rpc({ method: 'CreateTaskPushNotificationConfig', params: { taskId: 'task_x', url: 'https://example.com/hook' } }, v1), -32001],
     ]
     for (const [p, code, reason] of cases) {
       const r = await p
@@ -350,6 +310,22 @@ describe('A2A door', () => {
     const before = (await s.get('/api/v1/operator/tasks', { token: op.token })).body.total
     expect(before).toBeGreaterThan(0)
     expectProblem(await s.post('/a2a', { jsonrpc: '1.0', method: 'x' }, { key: op.agent.apiKey }), 400, 'VALIDATION_FAILED')
+  })
+
+  test('push configs: a URL the outbound policy refuses (here loopback, link-local, metadata: no TASKGATE_WEBHOOK_ALLOW_PRIVATE) → -32602 WEBHOOK_URL_NOT_ALLOWED, at creation and with a message, which then makes no task', async () => {
+    const c = await connect(op.agent.apiKey)
+    const t = asTask(await c.sendMessage(message('A task to hang push configs on.')))
+    for (const url of ['http://127.0.0.1:9/hook', 'http://[::1]:9/hook', 'http://169.254.169.254/latest/meta-data', 'http://metadata.google.internal/', 'http://10.0.0.7/hook']) {
+      const e = rpcErrorOf(await rejection(c.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: t.id, url, token: 'tok-refused', authentication: undefined })))
+      expect({ url, ...e }).toMatchObject({ url, code: -32602, reason: 'WEBHOOK_URL_NOT_ALLOWED' })
+      expect(e.message).not.toContain('tok-refused')
+    }
+    expect((await c.listTaskPushNotificationConfig({ tenant: '', taskId: t.id, pageSize: 0, pageToken: '' })).configs).toEqual([])
+    const before = (await s.get('/api/v1/operator/tasks', { token: op.token })).body.total
+    const req = message('Tell my loopback receiver when this is done.')
+    req.configuration = { returnImmediately: false, acceptedOutputModes: [], historyLength: undefined, taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: 'http://127.0.0.1:9/hook', token: 'tok-refused', authentication: undefined } }
+    expect(rpcErrorOf(await rejection(c.sendMessage(req)))).toMatchObject({ code: -32602, reason: 'WEBHOOK_URL_NOT_ALLOWED' })
+    expect((await s.get('/api/v1/operator/tasks', { token: op.token })).body.total).toBe(before)
   })
 
   test('Idempotency-Key replays the original task; the same key with another message is refused', async () => {

@@ -37,3 +37,9 @@ test('an agent-bound key\'s approval list and count read its agent\'s index rang
   expect(plan(`SELECT ${cols} FROM approvals WHERE agent_id = ?6 AND operator_id = ?1 AND decision = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`)).toContain('INDEX approvals_agent_idx (agent_id=? AND decision=?)')
   expect(plan("SELECT count(*) AS n FROM approvals WHERE agent_id = ?2 AND operator_id = ?1 AND decision = 'PENDING'")).toContain('INDEX approvals_agent_idx (agent_id=? AND decision=?)')
 })
+
+test('A2A push configs: every status change of every task looks for its configs through an index; the operator\'s live ones and the retention\'s finished ones through partial indexes', () => {
+  expect(plan('SELECT id FROM a2a_push_configs WHERE task_id = ?1')).toContain('USING INDEX a2a_push_configs_task_uq (task_id=?)')
+  expect(plan('SELECT count(*) FROM a2a_push_configs WHERE operator_id = ?1 AND done_at IS NULL')).toContain('USING INDEX a2a_push_configs_live_idx (operator_id=?)')
+  expect(plan('DELETE FROM a2a_push_configs WHERE done_at IS NOT NULL AND done_at < ?1')).toContain('USING INDEX a2a_push_configs_done_idx')
+})
