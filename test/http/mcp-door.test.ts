@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { payWithX402 } from '../../sdk/src/index'
 import { checkReceipt, textHash } from '../helpers/receipts'
 import { startServer, type TestServer } from '../helpers/server'
 
@@ -13,7 +15,8 @@ let op: { token: string; id: string; agent: any }
 const clients: Client[] = []
 
 beforeAll(async () => {
-  s = await startServer({ TASKGATE_TEST_CLOCK: '1' })
+  // data_analysis costs more than a new operator's credits: its tasks must be paid with x402
+  s = await startServer({ TASKGATE_TEST_CLOCK: '1', TASKGATE_TASK_COST: JSON.stringify({ default: 1, data_analysis: 1000 }) })
   admin = await s.setupAdmin()
   op = await s.operatorWithAgent('mcp-op', ['general', 'sentiment_analysis'])
 }, 30_000)
@@ -32,6 +35,25 @@ async function connect(credential: string, headers: Record<string, string> = {})
 }
 
 describe('MCP door', () => {
+  test('submit_task is paid with x402 v2: a PAYMENT-SIGNATURE header on the /mcp requests (docs/payments.md)', async () => {
+    const poor = await s.operatorWithAgent('mcp-payer', ['data_analysis'])
+    const args = { name: 'submit_task', arguments: { prompt: 'Analyse: paid through MCP.', taskType: 'data_analysis', waitSeconds: 30 } }
+    const unpaid = await (await connect(poor.agent.apiKey)).callTool(args)
+    expect(unpaid.isError).toBe(true)
+    expect((unpaid.content as { text: string }[])[0]!.text).toStartWith('INSUFFICIENT_CREDITS:')
+    // the requirements: those the REST submit states for the same task type
+    const rest = await s.post('/api/v1/tasks/submit', { agentId: poor.agent.agentId, taskType: 'data_analysis', prompt: 'x' }, { key: poor.agent.apiKey })
+    expect(rest.status).toBe(402)
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    expect((await s.post('/api/v1/faucet/usdc', { wallet: wallet.address, amount: 10 })).status).toBe(200)
+    const payment = await payWithX402({ headers: rest.headers, body: rest.body }, wallet)
+    expect(Object.keys(payment)).toEqual(['PAYMENT-SIGNATURE'])
+    const paid = await (await connect(poor.agent.apiKey, payment)).callTool(args)
+    expect(paid.isError).toBeFalsy()
+    expect((paid.structuredContent as any).task).toMatchObject({ status: 'COMPLETED', taskType: 'data_analysis', creditsCharged: 1000 })
+    expect((await s.get(`/api/v1/usdc/${wallet.address}`)).body.balance).toBe('0')
+  })
+
   test('lists the six tools, each with an input and an output schema', async () => {
     const c = await connect(op.agent.apiKey)
     const { tools } = await c.listTools()
