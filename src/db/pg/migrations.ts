@@ -1,0 +1,8 @@
+// PostgreSQL's migrations, embedded in the build like SQLite's (src/db/migrations.ts): one import
+// per file of migrations/pg/, in order. `npm run db:generate` writes them (scripts/db-generate-pg.ts);
+// test/unit/pg-migrate.test.ts fails when a file there is missing here.
+import m0000 from '../../../migrations/pg/0000_init.sql' with { type: 'text' }
+
+export const PG_MIGRATIONS: readonly { tag: string; sql: string }[] = [
+  { tag: '0000_init', sql: m0000 },
+]
