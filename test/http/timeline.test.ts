@@ -98,6 +98,9 @@ describe('upgrade from events in task_events (migration 0013)', () => {
         // ... and 0016's price table and task columns
         db.run('DROP TABLE model_prices')
         for (const column of ['door', 'compute_request', 'prompt_tokens', 'completion_tokens', 'cost_usd']) db.run(`ALTER TABLE tasks DROP COLUMN ${column}`)
+        // ... and 0018's push configs and the deliveries' column
+        db.run('DROP TABLE a2a_push_configs')
+        db.run('ALTER TABLE webhook_deliveries DROP COLUMN push_config_id')
         db.run('DELETE FROM __drizzle_migrations WHERE created_at >= ?1', [journalEntries.find((e) => e.tag === '0013_task_timeline')!.when])
       })()
     } finally { db.close() }
