@@ -2,7 +2,9 @@
 // per file of migrations/pg/, in order. `npm run db:generate` writes them (scripts/db-generate-pg.ts);
 // test/unit/pg-migrate.test.ts fails when a file there is missing here.
 import m0000 from '../../../migrations/pg/0000_init.sql' with { type: 'text' }
+import m0001 from '../../../migrations/pg/0001_counters.sql' with { type: 'text' }
 
 export const PG_MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: '0000_init', sql: m0000 },
+  { tag: '0001_counters', sql: m0001 },
 ]
