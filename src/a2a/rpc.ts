@@ -22,7 +22,7 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
 import { Value } from '@sinclair/typebox/value'
 import { TASK_TYPES } from '../agents/schema'
 import { isDatabaseBusy, isStorageFull } from '../db/storage'
-import { actingAgent, canRead } from '../http/auth'
+import { canRead, doorAgent } from '../http/auth'
 import { badRequest, ProblemError } from '../http/errors'
 import { eventStream, SSE_HEADERS } from '../http/sse'
 import { charLength } from '../lib/chars'
@@ -280,8 +280,7 @@ class TaskGateHandler implements A2ARequestHandler {
    */
   private async admit(params: SendMessageRequest): Promise<{ row: TaskRow; contextId: string; running: boolean }> {
     const { principal, request } = this.call
-    const agentId = actingAgent(principal, request.headers.get('x-taskgate-agent-id'))
-    if (!agentId) throw badRequest('AGENT_ID_REQUIRED', 'name the agent in header x-taskgate-agent-id (an agent-bound key acts as its agent)')
+    const agentId = doorAgent(principal, request.headers.get('x-taskgate-agent-id'))
     const { input, contextId } = this.inputOf(params, agentId, request.headers.get('x-taskgate-task-type'))
     let id: string
     let status: string

@@ -6,7 +6,7 @@ import type { Clock } from '../clock'
 import { KEY_SERVICE_PREFIX, type ApiKeyRow, type KeyService } from '../keys/service'
 import { assertActive, type OperatorRow, type OperatorService } from '../operators/service'
 import type { TokenClaims, TokenService } from '../operators/tokens'
-import { forbidden, ProblemError, unauthorized } from './errors'
+import { badRequest, forbidden, ProblemError, unauthorized } from './errors'
 import { rateLimitHeaders, setRateLimitHeaders, SlidingWindowLimiter } from './ratelimit'
 import type { StreamGuard } from './sse'
 
@@ -69,6 +69,17 @@ export function assertActsFor(p: Principal, agentId: string | null | undefined):
 export function actingAgent(p: Principal, named: string | null | undefined): string | null {
   assertActsFor(p, named)
   return named ?? p.key?.agentId ?? null
+}
+
+/**
+ * The agent a door's call acts for (docs/doors.md, "Credentials"): the one named (`named`: header
+ * x-taskgate-agent-id, or the door's own field), checked with assertActsFor, else the agent-bound
+ * key's own; none → 400 AGENT_ID_REQUIRED. `where` says where a caller names it.
+ */
+export function doorAgent(p: Principal, named: string | null | undefined, where = 'header x-taskgate-agent-id'): string {
+  const agentId = actingAgent(p, named)
+  if (!agentId) throw badRequest('AGENT_ID_REQUIRED', `name the agent in ${where} (an agent-bound key acts as its agent)`)
+  return agentId
 }
 
 /**

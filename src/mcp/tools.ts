@@ -6,8 +6,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod'
 import { TASK_TYPES } from '../agents/schema'
 import { scopeOf } from '../approvals/service'
-import { actingAgent, canRead } from '../http/auth'
-import { badRequest, notFound, ProblemError } from '../http/errors'
+import { canRead, doorAgent } from '../http/auth'
+import { notFound, ProblemError } from '../http/errors'
 import { passportOf } from '../public/passport'
 import type { McpCall, McpDoorDeps } from './types'
 
@@ -69,8 +69,7 @@ function serverFor(d: McpDoorDeps, call: McpCall): McpServer {
     waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`how long to wait for the result (default 30, at most ${MAX_WAIT_SECONDS}); a task still running is returned as it is`),
   }, { task: TaskOut }, async (a) => {
     // the argument, else the header every door reads (an MCP client config sets it once)
-    const agentId = actingAgent(p, a.agentId ?? call.request.headers.get('x-taskgate-agent-id'))
-    if (!agentId) throw badRequest('AGENT_ID_REQUIRED', 'name the agent in agentId or in header x-taskgate-agent-id (an agent-bound key acts as its agent)')
+    const agentId = doorAgent(p, a.agentId ?? call.request.headers.get('x-taskgate-agent-id'), 'agentId or in header x-taskgate-agent-id')
     const answer = await d.submit.submit({
       principal: p, input: { agentId, taskType: a.taskType ?? 'general', prompt: a.prompt, model: a.model, door: 'mcp' },
       idempotencyKey: null, payment: call.request, ip: call.ip, waitMs: (a.waitSeconds ?? 30) * 1000,

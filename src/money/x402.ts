@@ -44,7 +44,6 @@ const AUTH_TYPES = {
 export interface Settlement { txHash: string; payer: string; credits: number; responseHeaders: Record<string, string> }
 
 type Version = 1 | 2
-const b64json = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64')
 
 /** What the payment gate can answer on a paid operation (submit, compute): its `errors` declaration. */
 export const PAYMENT_ERRORS = {
@@ -80,7 +79,7 @@ export class X402Gate {
   }
 
   /** x402 v2 payment requirements for the same payment: what the `PAYMENT-REQUIRED` header carries. */
-  requirementsV2(resource: string, credits: number, error?: string): PaymentRequired {
+  private requirementsV2(resource: string, credits: number, error?: string): PaymentRequired {
     return {
       x402Version: 2, ...(error ? { error } : {}),
       resource: { url: resource, description: `${credits} TaskGate credit(s)`, mimeType: 'application/json' },
@@ -97,7 +96,7 @@ export class X402Gate {
   }
 
   /** Whether the request carries a payment (PAYMENT-SIGNATURE, X-PAYMENT or the legacy X-402-Payment). */
-  paying(request: Request): boolean { return request.headers.has('payment-signature') || request.headers.has('x-payment') || request.headers.has('x-402-payment') }
+  paying(request: Request): boolean { return PAYMENT_REQUEST_HEADERS.some((h) => request.headers.has(h)) }
 
   /**
    * Runs before a paid operation. A payment header that is present is always verified and
@@ -106,10 +105,8 @@ export class X402Gate {
    */
   async gate(request: Request, p: Principal, cost: number, ip: () => string): Promise<Settlement | null> {
     const resource = new URL(request.url).toString()
-    const v2 = request.headers.get('payment-signature')
-    const v1 = request.headers.get('x-payment')
-    const legacy = request.headers.get('x-402-payment')
-    if ((v2 !== null ? 1 : 0) + (v1 !== null ? 1 : 0) + (legacy !== null ? 1 : 0) > 1) {
+    const [v2, v1, legacy] = PAYMENT_REQUEST_HEADERS.map((h) => request.headers.get(h))
+    if ([v2, v1, legacy].filter((h) => h !== null).length > 1) {
       throw this.refuse('send one payment header: PAYMENT-SIGNATURE (x402 v2), X-PAYMENT (x402 v1) or X-402-Payment', resource, cost)
     }
     if (v2 !== null) return this.settleV2(v2, p, cost, resource, ip)
@@ -201,11 +198,13 @@ export class X402Gate {
       if (e instanceof ProblemError && e.code === 'PAYMENT_INSUFFICIENT_FUNDS') throw this.refuse(e.detail, resource, cost, e.code)
       throw e
     }
-    if (version === 2) {
-      const settled: SettleResponse = { success: true, transaction: txHash, network: NETWORK_V2 as SettleResponse['network'], payer }
-      return { txHash, payer, credits, responseHeaders: { 'payment-response': encodePaymentResponseHeader(settled) } }
-    }
-    return { txHash, payer, credits, responseHeaders: { 'x-payment-response': b64json({ success: true, transaction: txHash, network: NETWORK, payer }) } }
+    return this.settled(txHash, payer, credits, version)
+  }
+
+  /** A settlement and the header that confirms it in the payer's version: PAYMENT-RESPONSE (v2), else X-PAYMENT-RESPONSE. */
+  private settled(txHash: string, payer: string, credits: number, version: Version): Settlement {
+    const response: SettleResponse = { success: true, transaction: txHash, network: (version === 2 ? NETWORK_V2 : NETWORK) as SettleResponse['network'], payer }
+    return { txHash, payer, credits, responseHeaders: { [version === 2 ? 'payment-response' : 'x-payment-response']: encodePaymentResponseHeader(response) } }
   }
 
   private async settleLegacy(header: string, p: Principal, cost: number, resource: string): Promise<Settlement> {
@@ -237,7 +236,7 @@ export class X402Gate {
     } else this.assertHourly(payer)
     const credits = this.creditsFor(amount)
     this.tx.write(() => this.record(p.operator.id, payer, tx.txHash, faucet ? 'faucet' : 'legacy', amount, credits, resource))
-    return { txHash: tx.txHash, payer, credits, responseHeaders: { 'x-payment-response': b64json({ success: true, transaction: tx.txHash, network: NETWORK, payer }) } }
+    return this.settled(tx.txHash, payer, credits, 1)
   }
 
   /** Credits bought by `amount` USDC base units. */

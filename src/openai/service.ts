@@ -6,7 +6,7 @@ import type { ApprovalService } from '../approvals/service'
 import type { Clock } from '../clock'
 import type { ComputeService } from '../compute/service'
 import type { ChatMessage } from '../compute/types'
-import { assertActsFor, type Principal } from '../http/auth'
+import { doorAgent, type Principal } from '../http/auth'
 import { badRequest, ProblemError } from '../http/errors'
 import { isProblemCode } from '../http/problem-codes'
 import { SSE_HEADERS } from '../http/sse'
@@ -164,10 +164,7 @@ export class OpenAiDoor {
    */
   private async admit(call: DoorCall, conv: Conversation, onDelta?: (text: string) => void): Promise<string> {
     const { principal, request } = call
-    const named = request.headers.get('x-taskgate-agent-id')
-    assertActsFor(principal, named)
-    const agentId = named ?? principal.key?.agentId
-    if (!agentId) throw badRequest('AGENT_ID_REQUIRED', 'name the agent in header x-taskgate-agent-id (an agent-bound key acts as its agent)')
+    const agentId = doorAgent(principal, request.headers.get('x-taskgate-agent-id'))
     const { taskType: metaType, ...metadata } = conv.metadata ?? {}
     const taskType = request.headers.get('x-taskgate-task-type') ?? metaType ?? 'general'
     try {

@@ -71,6 +71,8 @@ export type TimelineEvent = Pick<TaskEvent, 'id' | 'stage' | 'name' | 'status' |
 
 /** Event statuses that end a submit's wait: the task is terminal or parked. */
 const ENDS_WAIT = new Set(['completed', 'failed', 'held', 'queued'])
+/** Event statuses that end a door's wait (settle): the task is terminal or held; it waits through the overflow queue. */
+const SETTLES = new Set(['completed', 'failed', 'held'])
 
 /**
  * Called inside the transaction that changes a task's status, with the task before and after: its
@@ -394,17 +396,8 @@ export class PipelineRunner {
    * just read or wrote it.
    */
   waitFor(taskId: string, ms: number, known?: TaskRow): Promise<{ row: TaskRow; timeline: TimelineEvent[] | null } | null> {
-    return new Promise((resolve) => {
-      const done = (e: TaskEvent | null = null) => { clearTimeout(t); this.events.off(taskId, on); offFull(); resolve(e?.row ? { row: e.row, timeline: e.timeline ?? null } : null) }
-      const on = (e: TaskEvent) => { if (ENDS_WAIT.has(e.status)) done(e) }
-      const t = setTimeout(done, ms)
-      this.events.on(taskId, on)
-      // On a full disk no stage can commit until space is back: answer now, with the task as it is
-      // (202), rather than hold the request for space (docs/security.md, "A full disk").
-      const offFull = this.d.storage.onFull(() => done())
-      const cur = known ?? this.task(taskId)
-      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || cur.status === 'QUEUED' || this.d.storage.full) done()
-    })
+    return this.until(taskId, ms, ENDS_WAIT, (s) => TERMINAL.has(s) || s === 'PENDING_APPROVAL' || s === 'QUEUED', known)
+      .then((e) => (e?.row ? { row: e.row, timeline: e.timeline ?? null } : null))
   }
 
   /**
@@ -412,14 +405,24 @@ export class PipelineRunner {
    * through the overflow queue, unlike waitFor), or as it is after `ms` or on a full disk.
    */
   settle(taskId: string, ms: number): Promise<TaskRow | null> {
+    return this.until(taskId, ms, SETTLES, (s) => TERMINAL.has(s) || s === 'PENDING_APPROVAL').then(() => this.task(taskId))
+  }
+
+  /**
+   * Resolves with the event whose status is in `ends`, or with null after `ms`, at once when the
+   * task's status already `stops` the wait (or there is no such task), or on a full disk: no stage
+   * can commit until space is back, so the caller answers with the task as it is rather than hold
+   * the request for space (docs/security.md, "A full disk").
+   */
+  private until(taskId: string, ms: number, ends: ReadonlySet<string>, stops: (status: string) => boolean, known?: TaskRow): Promise<TaskEvent | null> {
     return new Promise((resolve) => {
-      const done = () => { clearTimeout(t); this.events.off(taskId, on); offFull(); resolve(this.task(taskId)) }
-      const on = (e: TaskEvent) => { if (e.status === 'completed' || e.status === 'failed' || e.status === 'held') done() }
+      const done = (e: TaskEvent | null = null) => { clearTimeout(t); this.events.off(taskId, on); offFull(); resolve(e) }
+      const on = (e: TaskEvent) => { if (ends.has(e.status)) done(e) }
       const t = setTimeout(done, ms)
       this.events.on(taskId, on)
-      const offFull = this.d.storage.onFull(done)
-      const cur = this.task(taskId)
-      if (!cur || TERMINAL.has(cur.status) || cur.status === 'PENDING_APPROVAL' || this.d.storage.full) done()
+      const offFull = this.d.storage.onFull(() => done())
+      const cur = known ?? this.task(taskId)
+      if (!cur || stops(cur.status) || this.d.storage.full) done()
     })
   }
 

@@ -205,14 +205,15 @@ describe('A2A push notifications', () => {
       const second = await s.post('/api/v1/agents/register', { displayName: 'push-second', capabilities: ['general'] }, { token: gated.token })
       const stranger = await s.operatorWithAgent('push-stranger', ['general'])
       for (const other of [await connect(second.body.apiKey), await connect(stranger.agent.apiKey)]) {
+        // one call at a time: a call made before the previous one's rejection is awaited could reject unobserved
         const calls = [
-          other.createTaskPushNotificationConfig(config({ id: 'theirs', taskId: t.id, url: hook('/theirs'), token: secret('tok-theirs') })),
-          other.getTaskPushNotificationConfig({ tenant: '', taskId: t.id, id: 'mine' }),
-          other.listTaskPushNotificationConfig({ tenant: '', taskId: t.id, pageSize: 0, pageToken: '' }),
-          other.deleteTaskPushNotificationConfig({ tenant: '', taskId: t.id, id: 'mine' }),
+          () => other.createTaskPushNotificationConfig(config({ id: 'theirs', taskId: t.id, url: hook('/theirs'), token: secret('tok-theirs') })),
+          () => other.getTaskPushNotificationConfig({ tenant: '', taskId: t.id, id: 'mine' }),
+          () => other.listTaskPushNotificationConfig({ tenant: '', taskId: t.id, pageSize: 0, pageToken: '' }),
+          () => other.deleteTaskPushNotificationConfig({ tenant: '', taskId: t.id, id: 'mine' }),
         ]
         for (const call of calls) {
-          const e = await rejection(call)
+          const e = await rejection(call())
           expect(e).toBeInstanceOf(TaskNotFoundError)
           expect(rpcErrorOf(e).code).toBe(-32001)
         }

@@ -34,13 +34,14 @@ export interface PgConnectionOptions {
 
 export interface PgResult<Row> { rows: Row[]; count: number }
 
-type Answer = { id: number; rows: unknown[]; count: number } | { id: number; error: { message: string; sqlState?: string; unavailable?: boolean } }
+type Answer = { rows: unknown[]; count: number } | { error: { message: string; sqlState?: string; unavailable?: boolean } }
 
 export class PgConnection {
   private worker: Worker | null = null
   private port: MessagePort | null = null
   private readonly flag = new Int32Array(new SharedArrayBuffer(4))
-  private seq = 0
+  /** The worker was just started: its first answer also waits for it to connect. */
+  private connecting = false
   private readonly timeoutMs: number
   private readonly connectTimeoutS: number
 
@@ -65,21 +66,19 @@ export class PgConnection {
 
   private ask(text: string, params: unknown[], values: boolean): PgResult<unknown> {
     const port = this.port ?? this.start()
-    const id = ++this.seq
-    port.postMessage({ id, text, params, values })
+    port.postMessage({ text, params, values })
     // The server cancels a statement or lock wait at timeoutMs; a second more covers its answer.
     // The first query also waits for the worker to start and connect.
-    const wait = this.timeoutMs + 1000 + (id === 1 ? this.connectTimeoutS * 1000 : 0)
+    const wait = this.timeoutMs + 1000 + (this.connecting ? this.connectTimeoutS * 1000 : 0)
+    this.connecting = false
     const deadline = performance.now() + wait
     for (;;) {
       // The worker posts an answer, then counts it in the flag and wakes us: read the count before
       // looking at the port, so an answer posted after the look has changed it and the wait returns.
       const seen = Atomics.load(this.flag, 0)
+      // One ask at a time, and a port per worker (a timeout ends both): a message is this ask's answer.
       const m = receiveMessageOnPort(port as never) as { message: Answer } | undefined
-      if (m) {
-        if (m.message.id === id) return this.result(m.message)
-        continue // the answer to an earlier ask that timed out: dropped
-      }
+      if (m) return this.result(m.message)
       const left = deadline - performance.now()
       if (left <= 0) {
         this.close()
@@ -102,7 +101,7 @@ export class PgConnection {
     worker.postMessage({ port: port2, flag: this.flag.buffer, url: this.url, connectTimeoutS: this.connectTimeoutS, statementTimeoutMs: this.timeoutMs }, [port2])
     this.worker = worker
     this.port = port1
-    this.seq = 0
+    this.connecting = true
     return port1
   }
 }

@@ -7,7 +7,7 @@ import { SQL } from 'bun'
 declare const self: Worker
 
 interface Init { port: MessagePort; flag: SharedArrayBuffer; url: string; connectTimeoutS: number; statementTimeoutMs: number }
-interface Ask { id: number; text: string; params: unknown[]; values: boolean }
+interface Ask { text: string; params: unknown[]; values: boolean }
 
 /** Whether an error came from the server (an SQLSTATE), rather than from reaching it. */
 const serverError = (e: unknown): e is { message: string; errno: string } =>
@@ -27,15 +27,15 @@ self.onmessage = (ev: MessageEvent<Init>) => {
     Atomics.notify(flag, 0)
   }
   port.onmessage = async (m: MessageEvent<Ask>) => {
-    const { id, text, params, values } = m.data
+    const { text, params, values } = m.data
     try {
       const q = db.unsafe(text, params as never[])
       const r = values ? await q.values() : await q
-      answer({ id, rows: Array.from(r as unknown[]), count: (r as { count: number | null }).count ?? 0 })
+      answer({ rows: Array.from(r as unknown[]), count: (r as { count: number | null }).count ?? 0 })
     } catch (e) {
       answer(serverError(e)
-        ? { id, error: { message: e.message, sqlState: e.errno } }
-        : { id, error: { message: e instanceof Error ? e.message : String(e), unavailable: true } })
+        ? { error: { message: e.message, sqlState: e.errno } }
+        : { error: { message: e instanceof Error ? e.message : String(e), unavailable: true } })
     }
   }
 }
