@@ -23,6 +23,8 @@ interface Setting {
 
 export const SETTINGS: Setting[] = [
   { key: 'dataDir', env: 'TASKGATE_DATA_DIR', flag: 'data-dir', kind: 'string', def: './data', doc: 'Data directory (database, IPFS blocks, keys).' },
+  { key: 'database.url', env: 'TASKGATE_DATABASE_URL', kind: 'string', def: '', doc: 'PostgreSQL to run on instead of <dataDir>/taskgate.db (postgres://user:password@host:5432/database); replicas share it (docs/scale-out.md).' },
+  { key: 'database.timeoutMs', env: 'TASKGATE_DATABASE_TIMEOUT_MS', kind: 'int', def: 1000, doc: 'PostgreSQL mode: the longest a statement or lock wait may take (503 DATABASE_BUSY); with no answer half a second later the database counts as unavailable (503 DATABASE_UNAVAILABLE).' },
   { key: 'server.port', env: 'TASKGATE_PORT', flag: 'port', kind: 'int', def: 8787, doc: 'HTTP port (0 = pick a free one).' },
   { key: 'server.host', env: 'TASKGATE_HOST', flag: 'host', kind: 'string', def: '127.0.0.1', doc: 'Interface to listen on (0.0.0.0 for all).' },
   { key: 'server.publicUrl', env: 'TASKGATE_PUBLIC_URL', kind: 'string', def: '', doc: 'Base URL users reach the service at (default http://host:port).' },
@@ -93,6 +95,10 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
 
 export interface Config {
   dataDir: string
+  /** PostgreSQL mode: its URL (TASKGATE_DATABASE_URL; a secret: it may hold a password); '' runs on SQLite. */
+  databaseUrl: string
+  /** PostgreSQL mode: statement and lock timeout (TASKGATE_DATABASE_TIMEOUT_MS). */
+  databaseTimeoutMs: number
   port: number
   host: string
   publicUrl: string
@@ -227,9 +233,13 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
   for (const d of dnsServers) { // the resolver takes a port past 65535; the URL parser does not
     try { if (!isIP(d)) new URL(`dns://${d}`); new Resolver().setServers([d]) } catch { throw new ConfigError(`webhooks.dnsServers: ${JSON.stringify(d)} is not an ip, ip:port or [ipv6]:port`) }
   }
+  const databaseUrl = flat['database.url'] as string
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError('database.url: expected postgres://user:password@host:port/database')
   const gh = { clientId: flat['github.clientId'] as string, clientSecret: flat['github.clientSecret'] as string }
   return {
     dataDir: flat.dataDir as string,
+    databaseUrl,
+    databaseTimeoutMs: Math.max(100, flat['database.timeoutMs'] as number),
     port,
     host: flat['server.host'] as string,
     publicUrl: (flat['server.publicUrl'] as string).replace(/\/+$/, ''),

@@ -5,7 +5,7 @@ import pino from 'pino'
 export const REDACT_PATHS = [
   'authorization', 'password', 'key', 'apiKey', 'secret', 'token', 'accessToken', 'privateKey', 'clientSecret',
   '*.authorization', '*["x-api-key"]', '*.cookie', '*.password', '*.key', '*.apiKey', '*.secret', '*.token',
-  '*.accessToken', '*.privateKey', '*.clientSecret', '*.jwtSecret', '*.signerKey', '*.webhookSecret',
+  '*.accessToken', '*.privateKey', '*.clientSecret', '*.jwtSecret', '*.signerKey', '*.webhookSecret', 'databaseUrl', '*.databaseUrl',
   'headers.authorization', 'headers["x-api-key"]', 'headers.cookie',
 ]
 

@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import { Clock } from './clock'
 import { ConfigError, loadConfig, parseFlags, SETTINGS, TIERS, type Tier } from './config'
 import { backupDatabase } from './db'
-import { openMigrated } from './db/template'
+import { openDataLayer } from './db/layer'
 import { MetaRepository } from './db/meta'
 import { buildAccounts } from './operators/accounts'
 import { TokenService } from './operators/tokens'
@@ -37,9 +37,9 @@ function fail(msg: string): never {
 function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
   const secrets = loadSecrets(config.dataDir, config.phase)
-  const { db } = openMigrated(config.dataDir)
-  const clock = new Clock(new MetaRepository(db))
-  return { config, secrets, db, clock, operators: buildAccounts(db, clock, config).operators }
+  const data = openDataLayer(config)
+  const clock = new Clock(new MetaRepository(data.db))
+  return { config, secrets, data, clock, operators: buildAccounts(data.db, clock, config, data.tx).operators }
 }
 
 const str = (v: string | true | undefined, name: string): string => (typeof v === 'string' && v !== '' ? v : fail(`--${name} is required`))
@@ -74,9 +74,9 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       const config = loadConfig(flags)
       loadSecrets(config.dataDir, config.phase)
-      const { db, fromTemplate, applied } = openMigrated(config.dataDir)
-      process.stdout.write(`${fromTemplate + applied} migration(s) applied to ${resolve(config.dataDir, 'taskgate.db')}\n`)
-      db.$client.close()
+      const data = openDataLayer(config)
+      process.stdout.write(`${data.applied} migration(s) applied to ${data.dialect === 'sqlite' ? resolve(config.dataDir, 'taskgate.db') : data.where}\n`)
+      data.close()
       return
     }
     case 'operator': {
@@ -101,7 +101,7 @@ async function main(argv: string[]): Promise<void> {
         const op = o.operators.update(find().id, { status: st as 'ACTIVE' })
         process.stdout.write(JSON.stringify(o.operators.adminView(op)) + '\n')
       } else fail('usage: taskgate operator create|list|set-tier|set-status')
-      o.db.$client.close()
+      o.data.close()
       return
     }
     case 'token': {
@@ -111,12 +111,13 @@ async function main(argv: string[]): Promise<void> {
       if (!Number.isInteger(ttl) || ttl <= 0) fail('--ttl must be a positive number of seconds')
       const tokens = await TokenService.create(o.secrets.jwtSecret, o.clock, ttl)
       process.stdout.write((await tokens.issue(op.id, op.tokenVersion)).accessToken + '\n')
-      o.db.$client.close()
+      o.data.close()
       return
     }
     case 'backup': {
       const target = sub ?? fail('usage: taskgate backup <file>')
       const config = loadConfig(flags)
+      if (config.databaseUrl) fail('the database is PostgreSQL (TASKGATE_DATABASE_URL): back it up with pg_dump, and the keys directory with it (docs/scale-out.md, "Backups")')
       const dbPath = resolve(config.dataDir, 'taskgate.db')
       if (!existsSync(dbPath)) fail(`no database at ${dbPath}`)
       const ipfsPath = resolve(config.dataDir, 'ipfs.db')

@@ -2,8 +2,8 @@
 import type { Config } from './config'
 import { createHttp } from './http/app'
 import { buildOpenApi } from './http/openapi'
-import { storageProbe, truncateWal } from './db'
-import { isStorageFull } from './db/storage'
+import { storageProbe } from './db'
+import { isStorageUnavailable } from './db/storage'
 import type { RouteDef } from './http/route'
 import { agentRoutes } from './agents/routes'
 import { computeRoutes } from './compute/routes'
@@ -52,7 +52,7 @@ function startupWrite(s: Services, what: string, write: () => void): void {
   try {
     write()
   } catch (e) {
-    if (!isStorageFull(e)) throw e
+    if (!isStorageUnavailable(e)) throw e
     s.storage.markFull(e)
     s.log.warn({ step: what, err: (e as Error).message, code: (e as { code?: string }).code }, 'start-up write deferred until storage is available')
     const off = s.storage.onRecovered(() => { off(); startupWrite(s, what, write) })
@@ -65,8 +65,13 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const s = await buildServices(config, log)
   // The probes that decide when a full disk has room again; then the reserve check: a server that
   // starts on a full disk says so in its log, serves reads and defers its start-up writes.
-  s.storage.addProbe('taskgate.db', () => storageProbe(s.db.$client))
-  s.storage.addProbe('ipfs.db', () => s.ipfs.probeWrite())
+  if (s.data.sqlite) {
+    const sqlite = s.data.sqlite
+    s.storage.addProbe('taskgate.db', () => storageProbe(sqlite))
+    s.storage.addProbe('ipfs.db', () => s.ipfs.probeWrite())
+  } else { // PostgreSQL's disk is its server's concern; what this process sees is whether it answers
+    s.storage.addProbe('database', () => s.data.ping())
+  }
   s.storage.start()
   // The admin console (docs/console.md): embedded in the binary, bundled from ui/ in a checkout.
   const ui = await loadUiAssets()
@@ -89,7 +94,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.setBoundPort(server.port!)
   s.keys.start(1000, s.storage)
   s.signer.startWorker() // at the first signature (taskgate_signing_worker in /metrics says whether it runs)
-  if (config.checkpointMs > 0) s.checkpointer.start() // the worker starts with the write load
+  if (config.checkpointMs > 0 && s.data.sqlite) s.checkpointer.start() // the worker starts with the write load
   s.jobs.start(250, s.storage)
   startupWrite(s, 'credit refill schedule', () => s.credits.schedule())
   startupWrite(s, 'compliance certificate schedule', () => s.compliance.schedule())
@@ -98,7 +103,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   s.overflow.start(s.storage)
   startupWrite(s, 'resume tasks whose overflow compute finished', () => { s.pipeline.resumeFinishedCompute() })
   s.setup.open(s.operators.countAdmins() === 0)
-  log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, phase: config.phase }, 'listening')
+  log.info({ url: `http://${config.host}:${server.port}`, port: server.port, version: VERSION, dataDir: config.dataDir, database: s.data.where, phase: config.phase }, 'listening')
   s.printSetupUrl()
   let stopped = false
   return {
@@ -114,8 +119,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await s.ipfs.stop()
       s.signer.stopWorker()
       s.keys.stop()
-      truncateWal(s.db.$client)
-      s.db.$client.close()
+      s.data.close()
       log.flush?.()
     },
   }

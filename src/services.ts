@@ -31,10 +31,9 @@ import { MoneyRepository } from './money/repository'
 import { MockUsdc } from './money/usdc'
 import { X402Gate } from './money/x402'
 import type { Config } from './config'
-import { truncateWal, type Db } from './db'
-import { openMigrated } from './db/template'
+import type { Db } from './db'
+import { openDataLayer, type DataLayer } from './db/layer'
 import { MetaRepository } from './db/meta'
-import { SqliteTransactor } from './db/transactor'
 import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
@@ -84,6 +83,8 @@ export interface Services {
   config: Config
   secrets: Secrets
   log: Logger
+  /** The database (SQLite or PostgreSQL: src/db/layer.ts). */
+  data: DataLayer
   db: Db
   clock: Clock
   operators: OperatorService
@@ -162,15 +163,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const secrets = loadSecrets(config.dataDir, config.phase)
   // Built before the databases open: on a full disk it frees its reserve so they can (src/db/storage.ts).
   const storage = new StorageMonitor({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs })
-  const { db, fromTemplate, applied } = openMigrated(config.dataDir) // a new data dir starts from the binary's migrated empty database
-  if (fromTemplate + applied) log.info({ applied: fromTemplate + applied, ...(fromTemplate ? { template: true } : {}) }, 'database migrations applied')
-  if (applied) {
-    // Their pages go to the database file now (not to whoever commits next), and the log starts
-    // empty: the checkpoint worker starts with the write load that follows (src/db/checkpointer.ts).
-    truncateWal(db.$client)
-  }
+  const data = openDataLayer(config)
+  if (data.applied) log.info({ applied: data.applied, database: data.dialect }, 'database migrations applied')
+  const { db, tx } = data
   const meta = new MetaRepository(db)
-  const tx = new SqliteTransactor(db.$client)
   const clock = new Clock(meta)
   const { keys, ledger, pioneer, operators } = buildAccounts(db, clock, config, tx)
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
@@ -179,11 +175,11 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const computeRepo = new ComputeRepository(db)
   const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey)
   const prices = new PriceTable(computeRepo, clock)
-  const ipfs = await IpfsNode.open(config.dataDir, log)
+  const ipfs = await IpfsNode.open(config.dataDir, log, data.sqlite ? undefined : { db, tx })
   const signerSince = meta.get('signer.since') ?? (() => { const v = new Date(clock.now()).toISOString(); meta.insert('signer.since', v); return v })()
   // Built in dependency order, each from exactly what it uses. What needs the pipeline or the tasks,
   // built further down, reaches them inside a closure, which runs only once the server runs.
-  const group = new GroupCommitter(db.$client)
+  const group = new GroupCommitter(tx)
   const jobs = new JobRunner(new JobRepository(db), tx, clock, log, 64, group)
   const agents = new AgentService(new AgentRepository(db), tx, clock, keys, compute.modelExists)
   // One task in flight (the one signing) or none: both cores are free for its two signatures.
@@ -295,12 +291,12 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
 
   // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {
-    config, secrets, log, db, clock, operators, keys, tokens,
+    config, secrets, log, data, db, clock, operators, keys, tokens,
     auth,
     group, jobs,
     metrics: new HttpMetrics(),
     storage,
-    checkpointer: new Checkpointer([{ path: join(config.dataDir, 'taskgate.db'), conn: db.$client }, { path: join(config.dataDir, 'ipfs.db'), conn: ipfs.connection }],
+    checkpointer: new Checkpointer(data.sqlite && ipfs.connection ? [{ path: join(config.dataDir, 'taskgate.db'), conn: data.sqlite }, { path: join(config.dataDir, 'ipfs.db'), conn: ipfs.connection }] : [],
       config.checkpointMs, (reason) => log.warn({ reason }, 'checkpoints run inside commits (no worker)')),
     setup,
     github: config.github.enabled ? new GithubClient(config.github) : null,

@@ -1655,6 +1655,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReadyz: {
@@ -1693,10 +1704,11 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description not ready (never internal error text) */
+            /** @description not ready (never internal error text) Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,6 +1726,7 @@ export interface operations {
                             ipfs: "ok" | "unavailable";
                         };
                     };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1741,6 +1754,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1ConfigPublic: {
@@ -1768,6 +1792,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AuthOptions: {
@@ -1798,6 +1833,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1Setup: {
@@ -1892,7 +1938,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -2008,6 +2054,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1AuthSignup: {
@@ -2115,7 +2172,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -2240,7 +2297,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -2349,6 +2406,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1Whoami: {
@@ -2431,6 +2503,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AuthGithub: {
@@ -2478,6 +2565,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AuthGithubCallback: {
@@ -2544,7 +2642,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -2664,6 +2762,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchApiV1AdminOperatorsId: {
@@ -2843,7 +2956,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3047,6 +3160,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchApiV1OperatorGuardrails: {
@@ -3258,7 +3386,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3415,7 +3543,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3553,6 +3681,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1OperatorKeys: {
@@ -3686,7 +3829,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3850,7 +3993,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4024,7 +4167,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4141,6 +4284,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AgentsAgentId: {
@@ -4276,6 +4434,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteApiV1AgentsAgentId: {
@@ -4406,7 +4579,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4592,7 +4765,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4901,7 +5074,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5267,7 +5440,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5461,6 +5634,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1TasksIdEvents: {
@@ -5569,6 +5757,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1TasksIdCancel: {
@@ -5775,7 +5978,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5879,6 +6082,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1OperatorTasks: {
@@ -6005,6 +6219,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AdminProviders: {
@@ -6093,6 +6322,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1AdminProviders: {
@@ -6257,7 +6501,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6431,7 +6675,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6540,6 +6784,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     putApiV1AdminPricesModel: {
@@ -6673,7 +6932,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6833,7 +7092,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7058,7 +7317,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7198,6 +7457,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getIpfsCid: {
@@ -7267,6 +7541,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postV1PriorClaim: {
@@ -7383,7 +7668,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7476,6 +7761,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AttestationsUid: {
@@ -7538,6 +7834,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1PublicVerificationProof: {
@@ -7617,6 +7924,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1PublicProofCid: {
@@ -7743,6 +8061,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1OperatorBilling: {
@@ -7860,6 +8189,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1CreditsBalanceOperatorId: {
@@ -7973,6 +8317,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1OperatorDashboard: {
@@ -8057,6 +8416,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1AdminCredits: {
@@ -8208,7 +8582,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8352,7 +8726,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8528,7 +8902,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8695,7 +9069,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8769,6 +9143,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1UsdcTxHash: {
@@ -8834,6 +9219,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1X402WalletsAddress: {
@@ -8881,6 +9277,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1PublicLeaderboard: {
@@ -8962,6 +9369,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1PublicStats: {
@@ -8993,6 +9411,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1PublicStatsDaily: {
@@ -9081,6 +9510,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1PublicAgentAgentIdPassport: {
@@ -9166,6 +9606,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1OperatorStatsDaily: {
@@ -9306,6 +9757,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1AdminTos: {
@@ -9388,6 +9854,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1AdminTos: {
@@ -9534,7 +10015,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9644,6 +10125,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1OperatorTosAccept: {
@@ -9787,7 +10283,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9932,6 +10428,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postApiV1OperatorComplianceGenerate: {
@@ -10089,7 +10600,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -10500,6 +11011,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1Approvals: {
@@ -10628,6 +11154,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1ApprovalsCount: {
@@ -10703,6 +11244,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getApiV1ApprovalsId: {
@@ -10840,6 +11396,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchApiV1ApprovalsId: {
@@ -11015,7 +11586,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11205,7 +11776,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11352,7 +11923,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11492,6 +12063,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getV1Models: {
@@ -11576,6 +12162,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
         };
     };
     getV1ModelsModel: {
@@ -11686,6 +12287,21 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
         };
     };
     postV1ChatCompletions: {
@@ -11960,7 +12576,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -12271,7 +12887,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -12476,7 +13092,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -12567,6 +13183,17 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postA2a: {
@@ -12724,7 +13351,7 @@ export interface operations {
                 };
             };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
-            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After). */
+            /** @description Service Unavailable. `DATABASE_BUSY`: another process held the database's write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After); `DATABASE_UNAVAILABLE`: PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After). */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

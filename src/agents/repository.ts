@@ -2,7 +2,7 @@
 // checks, is read through a read cache that only writes to its own columns clear.
 import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm'
 import type { Db } from '../db'
-import { ReadCache } from '../db/read-cache'
+import { readCacheOn, type RowCache } from '../db/read-cache'
 import { agents } from '../db/schema'
 import type { Metrics } from './fingerprint'
 import { preparedOnUse, setTo } from '../db/sql'
@@ -32,12 +32,12 @@ const IDENTITY = {
 const p = sql.placeholder
 
 export class AgentRepository {
-  private identities: ReadCache<AgentIdentity | null>
+  private identities: RowCache<AgentIdentity | null>
   private q
 
   constructor(db: Db) {
     // Every task updates its agent's row (stage 6), but not these columns: the identity survives it.
-    this.identities = new ReadCache(db.$client, [{ table: 'agents', columns: Object.values(IDENTITY).map((c) => c.name), as: 'agents_identity' }])
+    this.identities = readCacheOn(db, [{ table: 'agents', columns: Object.values(IDENTITY).map((c) => c.name), as: 'agents_identity' }])
     this.q = preparedOnUse({
       byId: () => db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
       identity: () => db.select(IDENTITY).from(agents).where(eq(agents.id, p('id'))).prepare(),

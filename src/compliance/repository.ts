@@ -2,6 +2,7 @@
 // figures a certificate's summary reads from the tasks, the ledger and the agents.
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db'
+import { insertionOrder } from '../db/dialect'
 import { agents, complianceCertificates, ledgerEntries, tasks } from '../db/schema'
 import { preparedOnUse } from '../db/sql'
 
@@ -28,7 +29,7 @@ export class ComplianceRepository {
       insert: () => db.insert(c).values({ id: p('id'), operatorId: p('operatorId'), issuedAt: p('issuedAt'), autoKey: p('autoKey'), certificate: p('certificate') })
         .onConflictDoNothing().prepare(),
       hasAuto: () => db.select({ one: sql`1` }).from(c).where(eq(c.autoKey, p('autoKey'))).prepare(),
-      list: () => db.select({ certificate: c.certificate }).from(c).where(eq(c.operatorId, p('operatorId'))).orderBy(desc(c.issuedAt), sql`rowid DESC`).prepare(),
+      list: () => db.select({ certificate: c.certificate }).from(c).where(eq(c.operatorId, p('operatorId'))).orderBy(desc(c.issuedAt), desc(insertionOrder(db, c.id))).prepare(),
     })
   }
 

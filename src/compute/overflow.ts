@@ -7,7 +7,7 @@ import { conflict, notFound } from '../http/errors'
 import { eventStream, type StreamGuard } from '../http/sse'
 import { newId } from '../lib/ids'
 import type { Logger } from '../log'
-import { isStorageFull, type StorageMonitor } from '../db/storage'
+import { isStorageUnavailable, type StorageMonitor } from '../db/storage'
 import { ComputeFailed, type ComputeService } from './service'
 import type { CompletionRequest, CompletionResult } from './types'
 import type { Transactor } from '../db/transactor'
@@ -73,7 +73,7 @@ export class OverflowQueue {
         if (n) this.log.warn({ recovered: n }, 'compute jobs re-queued after restart')
         this.startupDone = true
       } catch (e) {
-        if (!isStorageFull(e)) throw e
+        if (!isStorageUnavailable(e)) throw e
         this.storageFull(e)
         this.log.warn('compute queue start-up deferred until storage is available')
         return
@@ -191,7 +191,7 @@ export class OverflowQueue {
         this.running.add(p)
       }
     } catch (e) {
-      if (!isStorageFull(e)) throw e
+      if (!isStorageUnavailable(e)) throw e
       this.storageFull(e) // what was not started stays queued
     } finally {
       this.pumping = false
@@ -223,7 +223,7 @@ export class OverflowQueue {
       this.streams.delete(id)
     } catch (e) {
       // A full disk before the call: back in line once space is back.
-      if (isStorageFull(e)) { this.stall(e, () => this.requeue(id), id); return }
+      if (isStorageUnavailable(e)) { this.stall(e, () => this.requeue(id), id); return }
       this.streams.delete(id)
       const message = e instanceof ComputeFailed ? e.message : 'compute failed'
       outcome = { error: { code: 'COMPUTE_FAILED', message } }
@@ -263,7 +263,7 @@ export class OverflowQueue {
     try {
       await step()
     } catch (e) {
-      if (isStorageFull(e)) this.stall(e, step, jobId)
+      if (isStorageUnavailable(e)) this.stall(e, step, jobId)
       else this.log.error({ jobId, err: (e as Error).message }, 'compute job hook failed')
     }
   }

@@ -31,11 +31,11 @@ export class ComputeRepository {
       providers: () => db.select({ id: providers.id, name: providers.name, kind: providers.kind, baseUrl: providers.baseUrl, models: sql<string>`${providers.models}`, createdAt: providers.createdAt })
         .from(providers).orderBy(asc(providers.createdAt)).prepare(),
       keysOf: () => db.select({ id: providerKeys.id, secret: providerKeys.secret, first4: providerKeys.first4, last4: providerKeys.last4, rpm: providerKeys.rpm, concurrency: providerKeys.concurrency })
-        .from(providerKeys).where(eq(providerKeys.providerId, p('providerId'))).orderBy(asc(providerKeys.createdAt), asc(sql`rowid`)).prepare(),
+        .from(providerKeys).where(eq(providerKeys.providerId, p('providerId'))).orderBy(asc(providerKeys.createdAt), asc(providerKeys.position)).prepare(),
       named: () => db.select({ x: sql<number>`1` }).from(providers).where(eq(providers.name, p('name'))).prepare(),
       insertProvider: () => db.insert(providers).values({ id: p('id'), name: p('name'), kind: p('kind'), baseUrl: p('baseUrl'), models: setTo('models'), createdAt: p('createdAt') }).prepare(),
       insertKey: () => db.insert(providerKeys).values({
-        id: p('id'), providerId: p('providerId'), secret: p('secret'), first4: p('first4'), last4: p('last4'), rpm: p('rpm'), concurrency: p('concurrency'), createdAt: p('createdAt'),
+        id: p('id'), providerId: p('providerId'), secret: p('secret'), first4: p('first4'), last4: p('last4'), rpm: p('rpm'), concurrency: p('concurrency'), createdAt: p('createdAt'), position: p('position'),
       }).prepare(),
       deleteProvider: () => db.delete(providers).where(eq(providers.id, p('id'))).prepare(),
       prices: () => db.select().from(modelPrices).orderBy(asc(modelPrices.model)).prepare(),
@@ -54,7 +54,7 @@ export class ComputeRepository {
         result: sql<string | null>`${j.result}`, errorCode: j.errorCode, errorMessage: j.errorMessage, creditsCharged: j.creditsCharged, createdAt: j.createdAt,
       }).from(j).where(eq(j.id, p('id'))).prepare(),
       // The oldest queued job of each (operator, model): index compute_jobs(status, operator_id, model, created_at).
-      heads: () => prepareSql<QueueHead>(db.$client, sql`SELECT id, operator_id AS operatorId, task_id AS taskId, model, request, created_at AS createdAt FROM ${j} c
+      heads: () => prepareSql<QueueHead>(db, sql`SELECT id, operator_id AS "operatorId", task_id AS "taskId", model, request, created_at AS "createdAt" FROM ${j} c
         WHERE status = 'queued' AND created_at = (SELECT min(created_at) FROM ${j} WHERE status = 'queued' AND operator_id = c.operator_id AND model = c.model)
         ORDER BY created_at, id`),
       // Jobs ahead of this one for the same model (jobs for other models do not hold it up).
@@ -84,7 +84,7 @@ export class ComputeRepository {
   insertProvider(r: { id: string; name: string; kind: string; baseUrl: string | null; models: string[]; createdAt: number }): void {
     this.q.insertProvider.run({ ...r, models: JSON.stringify(r.models) })
   }
-  insertKey(r: KeyRow & { providerId: string; createdAt: number }): void { this.q.insertKey.run({ ...r }) }
+  insertKey(r: KeyRow & { providerId: string; createdAt: number; position: number }): void { this.q.insertKey.run({ ...r }) }
   deleteProvider(id: string): void { this.q.deleteProvider.run({ id }) }
 
   /** Every model's price, by model name. */

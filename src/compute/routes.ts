@@ -27,7 +27,7 @@ export function computeRoutes(s: Services) {
       body: t.Object({
         name: t.String({ minLength: 1, maxLength: 64 }),
         kind: t.Union([t.Literal('openai'), t.Literal('anthropic'), t.Literal('builtin')], { description: 'openai or anthropic; `builtin` always exists and is refused here (400 BUILTIN_PROVIDER_EXISTS)' }),
-        baseUrl: t.Optional(t.String({ maxLength: 512, pattern: '^https?://', description: 'http(s) URL of the API', [PROBLEM_CODE]: 'INVALID_BASE_URL' })),
+        baseUrl: t.Optional(t.String({ maxLength: 512, pattern: '^https?://[^\\u0000]*$', description: 'http(s) URL of the API', [PROBLEM_CODE]: 'INVALID_BASE_URL' })),
         models: t.Array(t.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 64, uniqueItems: true }),
         keys: t.Optional(t.Array(t.Object({ key: t.String({ minLength: 1, maxLength: 512 }), rpm: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })), concurrency: t.Optional(t.Integer({ minimum: 1, maximum: 1024 })) }), { maxItems: 256, description: 'required, at least one, for openai and anthropic (400 PROVIDER_KEYS_REQUIRED)' })),
       }, {
@@ -127,7 +127,7 @@ export function computeRoutes(s: Services) {
         const job = s.overflow.job(params.jobId)
         if (!job || !canRead(auth, job)) throw notFound('compute job')
         const last = Number(request.headers.get('last-event-id') ?? 0)
-        return new Response(s.overflow.stream(job.id, Number.isFinite(last) && last > 0 ? last : 0, s.auth.streamGuard(auth, request.signal), s.config.ssePingMs), { headers: SSE_HEADERS })
+        return new Response(s.overflow.stream(job.id, Number.isSafeInteger(last) && last > 0 ? last : 0, s.auth.streamGuard(auth, request.signal), s.config.ssePingMs), { headers: SSE_HEADERS })
       },
     }),
   ]

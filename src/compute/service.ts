@@ -92,8 +92,8 @@ export class ComputeService {
       if (this.repo.providerNamed(input.name)) throw conflict('PROVIDER_NAME_TAKEN', `a provider named ${input.name} exists`)
       for (const m of input.models) if (this.byModel.has(m)) throw conflict('MODEL_TAKEN', `model ${m} is already served by provider ${this.byModel.get(m)!.name}`)
       this.repo.insertProvider({ id, name: input.name, kind: input.kind, baseUrl: input.baseUrl ?? null, models: input.models, createdAt: now })
-      for (const k of keys) {
-        this.repo.insertKey({ id: newId('pkey'), providerId: id, secret: seal(this.dataKey, k.key), first4: k.key.slice(0, 4), last4: k.key.slice(-4), rpm: k.rpm ?? 60, concurrency: k.concurrency ?? 4, createdAt: now })
+      for (const [position, k] of keys.entries()) {
+        this.repo.insertKey({ id: newId('pkey'), providerId: id, secret: seal(this.dataKey, k.key), first4: k.key.slice(0, 4), last4: k.key.slice(-4), rpm: k.rpm ?? 60, concurrency: k.concurrency ?? 4, createdAt: now, position })
       }
     })
     this.load()

@@ -1,8 +1,8 @@
 // Group commit: writes from concurrent callers that arrive in the same event-loop turn share one
-// SQLite transaction (each in its own savepoint, so one failure does not undo the others). Every
+// transaction (each in its own savepoint, so one failure does not undo the others). Every
 // caller's promise resolves only after the shared COMMIT, so "committed before the next step"
 // still holds; under load the pipeline's many small per-stage commits become a few larger ones.
-import type { Database } from 'bun:sqlite'
+import type { Transactor } from './transactor'
 
 interface Pending { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; after?: (() => void)[] }
 
@@ -11,7 +11,7 @@ export class GroupCommitter {
   /** The caller whose callback is running (inside flush), for afterCommit. */
   private current: Pending | null = null
 
-  constructor(private db: Database) {}
+  constructor(private tx: Transactor) {}
 
   run<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -36,7 +36,7 @@ export class GroupCommitter {
   /** Runs a caller's callback in a transaction (a savepoint inside the batch's) as the current caller. */
   private runOne(p: Pending): unknown {
     this.current = p
-    try { return this.db.transaction(p.fn).immediate() } finally { this.current = null }
+    try { return this.tx.write(p.fn) } finally { this.current = null }
   }
 
   /** A committed caller's afterCommit callbacks; one that throws does not keep the others or any promise from settling. */
@@ -60,19 +60,20 @@ export class GroupCommitter {
     const results: { ok: boolean; value: unknown }[] = []
     let aborted: { error: unknown } | null = null
     try {
-      this.db.transaction(() => {
+      this.tx.write(() => {
         for (const p of batch) {
           try { results.push({ ok: true, value: this.runOne(p) }) } // savepoint per caller
           catch (e) {
             p.after = undefined // its writes were undone
-            // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite roll back the whole
-            // transaction, not just the savepoint: the callers before this one lost their writes too,
-            // and the ones after it would run in autocommit mode. Abort the batch instead.
-            if (!this.db.inTransaction) { aborted = { error: e }; throw e }
+            // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM on SQLite; a lost connection on
+            // PostgreSQL) roll back the whole transaction, not just the savepoint: the callers before
+            // this one lost their writes too, and the ones after it would run outside a transaction.
+            // Abort the batch instead.
+            if (!this.tx.inTransaction()) { aborted = { error: e }; throw e }
             results.push({ ok: false, value: e })
           }
         }
-      }).immediate()
+      })
     } catch (e) {
       const abort = aborted as { error: unknown } | null // set inside the callback
       const error = abort ? abort.error : e

@@ -21,6 +21,7 @@ import m0015 from '../../migrations/0015_attestation_signatures.sql' with { type
 import m0016 from '../../migrations/0016_doors.sql' with { type: 'text' }
 import m0017 from '../../migrations/0017_usage_rollups.sql' with { type: 'text' }
 import m0018 from '../../migrations/0018_a2a_push.sql' with { type: 'text' }
+import m0019 from '../../migrations/0019_key_position.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -42,6 +43,7 @@ export const sqlByTag: Record<string, string> = {
   '0016_doors': m0016,
   '0017_usage_rollups': m0017,
   '0018_a2a_push': m0018,
+  '0019_key_position': m0019,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

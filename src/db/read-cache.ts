@@ -11,6 +11,8 @@
 //    committed;
 //  - writes by another process (the CLI on a live data dir) are seen after at most `ttlMs`.
 import type { Database, Statement } from 'bun:sqlite'
+import type { Db } from './index'
+import { isPostgres } from './dialect'
 
 const WRITES = 'temp.taskgate_table_writes'
 
@@ -81,4 +83,16 @@ export class ReadCache<V> {
     this.entries.set(key, { value, at: now })
     return value
   }
+}
+
+/** What a repository caches through: a ReadCache on SQLite. */
+export interface RowCache<V> { get(key: string, load: () => V): V }
+
+/**
+ * A ReadCache over `db`'s connection on SQLite; on PostgreSQL none (every read goes to the
+ * database): replicas write the same rows, and no TEMP trigger sees another replica's writes, so a
+ * revoked key or a suspended operator is refused by every replica at once.
+ */
+export function readCacheOn<V>(db: Db, tables: readonly Watched[]): RowCache<V> {
+  return isPostgres(db) ? { get: (_key, load) => load() } : new ReadCache<V>(db.$client, tables)
 }

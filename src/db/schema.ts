@@ -293,6 +293,8 @@ export const providerKeys = sqliteTable('provider_keys', {
   rpm: integer('rpm').notNull(),
   concurrency: integer('concurrency').notNull(),
   createdAt: integer('created_at').notNull(),
+  /** The key's place in the list it was given in (the pool's order; PostgreSQL keeps no insertion order). */
+  position: integer('position').notNull().default(0),
 })
 
 // Compute overflow jobs (POST /api/v1/compute, or a task whose compute found the pool full).

@@ -6,9 +6,13 @@
 import type { SQLQueryBindings, Statement } from 'bun:sqlite'
 import { fillPlaceholders, sql, type SQL } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
+import { PgDialect } from 'drizzle-orm/pg-core'
 import type { Database } from 'bun:sqlite'
+import type { Db } from './index'
+import { PgConnection } from './pg/connection'
 
 const dialect = new SQLiteSyncDialect()
+const pgDialect = new PgDialect()
 
 export interface PreparedSql<Row> {
   get(values?: Record<string, unknown>): Row | undefined
@@ -19,8 +23,13 @@ export interface PreparedSql<Row> {
   run(values?: Record<string, unknown>): { changes: number }
 }
 
-/** Prepares `query` once on `conn` (the connection of a drizzle `Db`, `db.$client`, or ipfs.db's). */
-export function prepareSql<Row = Record<string, unknown>>(conn: Database, query: SQL): PreparedSql<Row> {
+/**
+ * Prepares `query` once on `db`'s connection (a drizzle `Db`, or ipfs.db's connection). On
+ * PostgreSQL (src/db/dialect.ts) the statement is sent as it is at each call: the server plans it.
+ */
+export function prepareSql<Row = Record<string, unknown>>(db: Db | Database, query: SQL): PreparedSql<Row> {
+  const conn = '$client' in db ? db.$client as Database | PgConnection : db
+  if (conn instanceof PgConnection) return preparePg<Row>(conn, query)
   const q = dialect.sqlToQuery(query)
   const stmt: Statement = conn.prepare(q.sql)
   const args = (v?: Record<string, unknown>) => fillPlaceholders(q.params, v ?? {}) as SQLQueryBindings[]
@@ -30,6 +39,18 @@ export function prepareSql<Row = Record<string, unknown>>(conn: Database, query:
     values: (v) => stmt.values(...args(v)) as unknown[][],
     iterate: (v) => stmt.iterate(...args(v)) as IterableIterator<Row>,
     run: (v) => stmt.run(...args(v)),
+  }
+}
+
+function preparePg<Row>(conn: PgConnection, query: SQL): PreparedSql<Row> {
+  const q = pgDialect.sqlToQuery(query)
+  const args = (v?: Record<string, unknown>) => fillPlaceholders(q.params, v ?? {})
+  return {
+    get: (v) => conn.query<Row>(q.sql, args(v)).rows[0],
+    all: (v) => conn.query<Row>(q.sql, args(v)).rows,
+    values: (v) => conn.values(q.sql, args(v)).rows,
+    iterate: (v) => conn.query<Row>(q.sql, args(v)).rows[Symbol.iterator](),
+    run: (v) => ({ changes: conn.query(q.sql, args(v)).count }),
   }
 }
 

@@ -36,6 +36,19 @@ export function isDatabaseBusy(e: unknown): boolean {
   return someCause(e, (err) => (typeof err.code === 'string' && err.code.startsWith('SQLITE_BUSY')) || (typeof err.message === 'string' && /^database is locked/.test(err.message)))
 }
 
+/** PostgreSQL mode: the database could not be reached (DatabaseUnavailable, src/db/pg/connection.ts), also when wrapped. */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  return someCause(e, (err) => err.code === 'DATABASE_UNAVAILABLE')
+}
+
+/**
+ * Errors after which work waits for its store to come back — a full disk, or (PostgreSQL mode) an
+ * unreachable database — and resumes then, instead of failing: the monitor's "unavailable" state.
+ */
+export function isStorageUnavailable(e: unknown): boolean {
+  return isStorageFull(e) || isDatabaseUnavailable(e)
+}
+
 /** True for errors that mean the disk (or the database's size cap) is full, also when wrapped (`cause`). */
 export function isStorageFull(e: unknown): boolean {
   // SQLITE_IOERR_SHMSIZE: SQLite could not extend a -shm file (the disk is full when a database opens).
@@ -59,7 +72,10 @@ export interface StorageMonitorOptions {
 interface Probe { name: string; run: () => void }
 
 export class StorageMonitor {
+  /** Writes cannot be stored now: the disk is full, or (PostgreSQL mode) the database unreachable (`kind`). */
   full = false
+  /** What is unavailable while `full`: the disk, or the database. */
+  kind: 'disk' | 'database' | null = null
   /** When storage became full (ms since the epoch), or null. */
   since: number | null = null
   /** Why: the error that said so, in words (for the log; never sent to clients). */
@@ -119,10 +135,13 @@ export class StorageMonitor {
   markFull(error?: unknown, message = 'storage is full: reads keep working; writes answer 507 STORAGE_FULL until space is freed'): void {
     if (this.full || this.stopped) return
     this.full = true
+    this.kind = isDatabaseUnavailable(error) ? 'database' : 'disk'
     this.since = Date.now()
     this.reason = describe(error)
-    this.log?.warn({ reason: this.reason, freeBytes: this.dataDir ? freeBytes(this.dataDir) : null }, message)
-    this.timer = setInterval(() => this.probe(), this.probeMs)
+    if (this.kind === 'database') this.log?.warn({ reason: this.reason }, 'the database cannot be reached: requests answer 503 DATABASE_UNAVAILABLE; work in flight resumes once it answers')
+    else this.log?.warn({ reason: this.reason, freeBytes: this.dataDir ? freeBytes(this.dataDir) : null }, message)
+    // An unreachable database is asked often (a trivial query): work resumes soon after it answers.
+    this.timer = setInterval(() => this.probe(), this.kind === 'database' ? Math.min(this.probeMs, 250) : this.probeMs)
     this.timer.unref?.()
     for (const fn of [...this.fullListeners]) {
       try { fn() } catch (e) { this.log?.error({ err: describe(e) }, 'a storage-full listener failed') }
@@ -150,7 +169,7 @@ export class StorageMonitor {
       try {
         p.run()
       } catch (e) {
-        if (isStorageFull(e)) return e
+        if (isStorageUnavailable(e)) return e
         // Not a space problem (e.g. a long lock): no verdict this round.
         this.log?.warn({ probe: p.name, err: describe(e) }, 'storage probe failed')
         return this.full ? e : null
@@ -163,10 +182,12 @@ export class StorageMonitor {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     const fullForMs = this.since === null ? null : Date.now() - this.since
+    const kind = this.kind
     this.full = false
+    this.kind = null
     this.since = null
     this.reason = null
-    this.log?.info({ fullForMs }, 'storage available again')
+    this.log?.info({ fullForMs }, kind === 'database' ? 'the database answers again' : 'storage available again')
     for (const fn of [...this.listeners]) {
       try {
         const r = fn()
@@ -178,7 +199,7 @@ export class StorageMonitor {
   }
 
   private listenerFailed(e: unknown): void {
-    if (isStorageFull(e)) this.markFull(e)
+    if (isStorageUnavailable(e)) this.markFull(e)
     else this.log?.error({ err: describe(e) }, 'work resumed after storage came back failed')
   }
 

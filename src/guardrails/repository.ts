@@ -3,6 +3,7 @@
 // and the kill-switch in the operator's flags.
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm'
 import type { Db } from '../db'
+import { isPostgres } from '../db/dialect'
 import { creditSpendDaily, operatorGuardrails as g, operators, taskAdmittedMinutes, tasks } from '../db/schema'
 import { changes, prepareSql, setTo, preparedOnUse } from '../db/sql'
 
@@ -28,15 +29,17 @@ export class GuardrailRepository {
       // minute from the counters the task triggers keep, plus since's own minute counted exactly,
       // minus `exceptId` when it is counted. The cost is bounded by one minute of the operator's
       // tasks, however many the hour holds.
-      tasksSince: () => prepareSql<{ n: number }>(db.$client, sql`SELECT
+      tasksSince: () => prepareSql<{ n: number }>(db, sql`SELECT
         (SELECT coalesce(sum(${taskAdmittedMinutes.n}), 0) FROM ${taskAdmittedMinutes} WHERE ${taskAdmittedMinutes.operatorId} = ${p('operatorId')} AND ${taskAdmittedMinutes.minute} > ${p('minute')})
-        + (SELECT count(*) FROM ${tasks} WHERE ${tasks.operatorId} = ${p('operatorId')} AND ${tasks.createdAt} > ${p('since')} AND ${tasks.createdAt} < (${p('minute')} + 1) * 60000 AND ${admitted})
+        + (SELECT count(*) FROM ${tasks} WHERE ${tasks.operatorId} = ${p('operatorId')} AND ${tasks.createdAt} > ${p('since')} AND ${tasks.createdAt} < (CAST(${p('minute')} AS bigint) + 1) * 60000 AND ${admitted})
         - (SELECT count(*) FROM ${tasks} WHERE ${tasks.id} = ${p('exceptId')} AND ${tasks.operatorId} = ${p('operatorId')} AND ${tasks.createdAt} > ${p('since')} AND ${admitted}) AS n`),
       // One row, not a sum over the operator's ledger.
       spentOnDay: () => db.select({ n: creditSpendDaily.credits }).from(creditSpendDaily)
         .where(and(eq(creditSpendDaily.operatorId, p('operatorId')), eq(creditSpendDaily.day, p('day')))).prepare(),
       killSwitch: () => db.update(operators).set({
-        flags: sql`json_set(${operators.flags}, '$.killSwitch', json(${p('active')}), '$.killSwitchReason', ${p('reason')}, '$.killSwitchAt', ${p('at')})`,
+        flags: isPostgres(db)
+          ? sql`(CAST(${operators.flags} AS jsonb) || jsonb_build_object('killSwitch', CAST(CAST(${p('active')} AS text) AS jsonb), 'killSwitchReason', CAST(${p('reason')} AS text), 'killSwitchAt', CAST(${p('at')} AS bigint)))::text`
+          : sql`json_set(${operators.flags}, '$.killSwitch', json(${p('active')}), '$.killSwitchReason', ${p('reason')}, '$.killSwitchAt', ${p('at')})`,
         updatedAt: setTo('at'),
       }).where(eq(operators.id, p('operatorId'))).returning({ flags: sql<string>`${operators.flags}` }).prepare(),
     })

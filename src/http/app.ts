@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
 import { isDatabaseBusy, isStorageFull, type StorageMonitor } from '../db/storage'
+import { DatabaseUnavailable, PgError } from '../db/pg/connection'
 import { requestLogger, type Logger } from '../log'
 import type { Authenticator } from './auth'
 import { isOpenAiPath, openAiErrorBody, ProblemError, problemBody, type FieldError } from './errors'
@@ -123,6 +124,8 @@ export function createHttp(o: HttpOptions) {
       return new ProblemError(507, 'STORAGE_FULL', 'the server\'s storage is full: reads keep working; writes resume once space is freed', {}, { 'retry-after': '30' })
     }
     if (isDatabaseBusy(error)) return new ProblemError(503, 'DATABASE_BUSY', 'another process holds the database\'s write lock (a CLI command on this data dir?); nothing was written, retry shortly', {}, { 'retry-after': '1' })
+    const pg = postgresProblem(error, o.storage)
+    if (pg) return pg
     if (code === 'VALIDATION' || error instanceof ValidationError) return validationProblem(error as ValidationError)
     if (code === 'NOT_FOUND') return noRoute(request)
     if (code === 'PARSE') return new ProblemError(400, 'INVALID_BODY', 'the request body could not be parsed')
@@ -257,6 +260,25 @@ function htmlHeaders(res: Response): void {
 }
 
 /** Elysia's validation error as a problem: every failing field, with the problem code its schema names. */
+/**
+ * PostgreSQL mode's errors a client can act on (docs/scale-out.md, "Faults"): the database
+ * unreachable, a statement or lock wait past TASKGATE_DATABASE_TIMEOUT_MS, a deadlock or
+ * serialisation failure (the transaction was rolled back: retry), and text with U+0000, which
+ * PostgreSQL's text cannot hold (SQLite stores it).
+ */
+function postgresProblem(error: unknown, storage: StorageMonitor | undefined): ProblemError | null {
+  if (error instanceof DatabaseUnavailable) storage?.markFull(error) // work in flight waits for it (src/db/storage.ts)
+  if (error instanceof DatabaseUnavailable) return new ProblemError(503, 'DATABASE_UNAVAILABLE', 'the database cannot be reached; nothing was written, retry shortly', {}, { 'retry-after': '2' })
+  if (!(error instanceof PgError)) return null
+  if (['57014', '55P03', '40001', '40P01'].includes(error.sqlState)) {
+    return new ProblemError(503, 'DATABASE_BUSY', 'the database did not finish this in time (a lock held elsewhere, or a conflict); nothing was written, retry shortly', {}, { 'retry-after': '1' })
+  }
+  if (error.sqlState === '22021' || error.sqlState === '22P05') {
+    return new ProblemError(400, 'VALIDATION_FAILED', 'text must not contain the character U+0000 (NUL)', { errors: [{ path: '', message: 'must not contain the character U+0000 (NUL)' }] })
+  }
+  return null
+}
+
 function validationProblem(v: ValidationError): ProblemError {
   const errors: FieldError[] = []
   // A value refused by a (sub)schema that names its own problem code (x-problem-code, e.g. an

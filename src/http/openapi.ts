@@ -193,7 +193,8 @@ export function problemStatuses(r: RouteDef): Map<number, Set<ProblemCode>> {
     if (r.admin) add(403, 'ADMIN_REQUIRED')
     add(429, 'RATE_LIMITED')
   }
-  if (r.writes ?? r.method !== 'GET') { add(503, 'DATABASE_BUSY'); add(507, 'STORAGE_FULL') }
+  if (r.writes ?? r.method !== 'GET') add(507, 'STORAGE_FULL')
+  add(503, 'DATABASE_BUSY', 'DATABASE_UNAVAILABLE') // PostgreSQL mode: reads too (a statement timeout, the database unreachable)
   for (const [status, codes] of Object.entries(r.errors ?? {})) add(Number(status), ...(codes ?? []))
   for (const codes of out.values()) for (const c of codes) if (!(c in PROBLEM_CODES)) throw new Error(`${r.method} ${r.path}: problem code ${c} is not in http/problem-codes.ts`)
   return new Map([...out.entries()].sort((a, b) => a[0] - b[0]))
@@ -292,7 +293,7 @@ export function buildOpenApi(routes: RouteDef[], o: OpenApiOptions) {
         `**Request bodies.** ${UNKNOWN_MEMBERS_RULE} A JSON body that is not an object where the operation takes one → 400 \`VALIDATION_FAILED\`. Bodies over ${o.jsonBodyLimit} bytes (${o.uploadBodyLimit} on upload operations) → 413 \`BODY_TOO_LARGE\`, whatever the content type; multipart/form-data anywhere but upload operations → 415.`,
         `**Credentials.** Operator bearer tokens (\`POST /api/v1/auth/login\`) or API keys (\`x-api-key\`), as each operation's \`security\` lists (alternatives). ${BEARER_KEY_RULE} ${BOTH_CREDENTIALS_RULE}`,
         `**Rate limits.** API keys have their own per-minute limit (\`rateLimitRpm\`); bearer tokens share one per operator (${o.bearerRpm}/min). Every authenticated answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` and \`RateLimit-Policy\`; past the limit → 429 \`RATE_LIMITED\` with \`Retry-After\`.`,
-        '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working. When another process (a CLI command on the data dir) holds the database\'s write lock for more than 5 s, they answer 503 `DATABASE_BUSY` with `Retry-After` and write nothing.',
+        '**Storage.** On a full disk, operations that write answer 507 `STORAGE_FULL` with `Retry-After`; reads keep working. When another process (a CLI command on the data dir) holds the database\'s write lock for more than 5 s, they answer 503 `DATABASE_BUSY` with `Retry-After` and write nothing. In PostgreSQL mode any operation answers 503 `DATABASE_UNAVAILABLE` with `Retry-After` within about 2 s while the database cannot be reached, and 503 `DATABASE_BUSY` when a statement or lock wait passes its timeout; text holding U+0000 is refused with 400 `VALIDATION_FAILED` (PostgreSQL cannot store it).',
         `**Oversized requests.** ${OVERSIZED_RULE}`,
         '**Event streams** (`text/event-stream`) are described per event by the media type\'s `itemSchema` (OpenAPI 3.2): each event is `{ event, data, id }` as an SSE parser delivers it, `data` a string holding JSON (`contentMediaType: application/json`) whose schema is the `contentSchema` of the variant its `event` names (`oneOf`). `: ping` comments and the `retry:` hint are not events.',
         `**Statuses listed:** ${statusCount} over ${operations} operations, plus 431 on every operation (see above). Every response but the 431 carries \`x-request-id\`.`,

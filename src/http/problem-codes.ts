@@ -111,7 +111,8 @@ export const PROBLEM_CODES = {
   TOO_MANY_INVALID_PAYMENTS: 'too many invalid payment signatures from this client address (Retry-After)',
   // server
   STORAGE_FULL: 'the server\'s storage is full: reads keep working, writes resume once space is freed (Retry-After)',
-  DATABASE_BUSY: 'another process held the database\'s write lock for longer than 5 s (a CLI command on this data dir); nothing was written, retry (Retry-After)',
+  DATABASE_BUSY: 'another process held the database\'s write lock for longer than 5 s (a CLI command on this data dir); in PostgreSQL mode, a statement or lock wait passed TASKGATE_DATABASE_TIMEOUT_MS, or a deadlock; nothing was written, retry (Retry-After)',
+  DATABASE_UNAVAILABLE: 'PostgreSQL mode: the database cannot be reached (answered within about 2 s, never left hanging); nothing was written, retry (Retry-After)',
   INTERNAL: 'internal error; the request id identifies it in the logs',
   COMPUTE_FAILED: 'a door call\'s task failed at compute: every key of the model\'s pool failed (429, 5xx, timeouts), or the provider failed mid-stream (header `x-taskgate-task-id`)',
   TASK_FAILED: 'a door call\'s task failed after its admission for another reason (`taskgate.failureCode`, header `x-taskgate-task-id`)',

@@ -9,6 +9,9 @@
 //  - query objects ignore parameters they do not name (clients add cache busters);
 //  - string lengths count characters (code points), as JSON Schema does, not UTF-16 code units
 //    as TypeBox's minLength/maxLength would (an emoji is one character, two code units);
+//  - no string holds U+0000 (NUL): a string without a pattern of its own gets NO_NUL_PATTERN (the
+//    others exclude it already). PostgreSQL's text cannot store it, and both backends answer the
+//    same (docs/api.md, "Text");
 //  - object keywords that state a rule the handler enforces with its own problem code (`anyOf`,
 //    `allOf` with if/then, e.g. "prompt or messages") stay in the document and are left out of the
 //    copy Elysia compiles.
@@ -30,6 +33,9 @@ export function cloneSchema<T>(v: T): T {
 
 /** Object keywords the handler enforces (with its own problem code); documented, not compiled. */
 export const DOC_ONLY_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else'] as const
+
+/** The pattern of every request string that has none of its own: any text but U+0000. */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$'
 
 /** Elysia's coercing number types: a union of a numeric string and the number itself. */
 function isCoercion(o: Record<string, unknown>): boolean {
@@ -53,6 +59,7 @@ function strict(v: unknown, root: boolean, where: Where): unknown {
       ? Object.fromEntries(Object.entries(o[k] as Record<string, unknown>).map(([n, s]) => [n, strict(s, false, where)]))
       : strict(o[k], false, where)
   }
+  if (o.type === 'string' && o.pattern === undefined && o.const === undefined && o.enum === undefined) o.pattern = NO_NUL_PATTERN
   if (o.type === 'object' && !('additionalProperties' in o) && !('patternProperties' in o)) {
     o.additionalProperties = where === 'query' && root
   }
@@ -86,7 +93,7 @@ function broken(r: StringRule, v: string): 'length' | 'pattern' | 'format' | nul
   if (v.length < r.min) return 'length'
   const n = charLength(v)
   if (n < r.min || (r.max !== null && n > r.max)) return 'length'
-  if (r.pattern && !r.pattern.test(v)) return 'pattern'
+  if (r.pattern && (r.pattern.source === NO_NUL_PATTERN ? v.includes('\u0000') : !r.pattern.test(v))) return 'pattern'
   if (r.format && !formatCheck(r.format)(v)) return 'format'
   return null
 }
@@ -118,7 +125,7 @@ export function stringRuleMessage(format: string, value: unknown): string | null
   if (!r || typeof value !== 'string') return null
   switch (broken(r, value)) {
     case 'length': return r.max === null ? `must be at least ${r.min} characters long` : `must be ${r.min} to ${r.max} characters long`
-    case 'pattern': return `must match the pattern ${r.pattern!.source}`
+    case 'pattern': return r.pattern!.source === NO_NUL_PATTERN ? 'must not contain the character U+0000 (NUL)' : `must match the pattern ${r.pattern!.source}`
     case 'format': return r.format === 'uri' ? 'must be a URL' : `must be a ${r.format}`
     default: return 'invalid value'
   }

@@ -16,6 +16,8 @@ import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { GroupCommitter } from '../db/group-commit'
+import type { Db } from '../db'
+import type { Transactor } from '../db/transactor'
 import type { Logger } from '../log'
 import { IpfsStore } from './stores'
 
@@ -67,10 +69,12 @@ export class IpfsNode {
   private group: GroupCommitter
   private heliaTools: Promise<{ helia: Helia; fs: UnixFS; car: ReturnType<typeof car> }> | null = null
   private constructor(private repo: IpfsStore) {
-    this.group = new GroupCommitter(repo.connection)
+    this.group = new GroupCommitter(repo.tx)
   }
 
-  static async open(dataDir: string, log?: Pick<Logger, 'info' | 'warn'>): Promise<IpfsNode> {
+  /** The node on <dataDir>/ipfs.db, or (`postgres`) on the blocks tables of the service's PostgreSQL database. */
+  static async open(dataDir: string, log?: Pick<Logger, 'info' | 'warn'>, postgres?: { db: Db; tx: Transactor }): Promise<IpfsNode> {
+    if (postgres) return new IpfsNode(IpfsStore.onPostgres(postgres.db, postgres.tx))
     const { store, schema } = IpfsStore.open(dataDir, (bytes) => log?.info({ bytes }, 'upgrading ipfs.db to its rowid layout (once; about half a minute per GB)'))
     if (schema.migrated) log?.info({ ...schema.migrated, layout: schema.version }, 'ipfs.db upgraded to its rowid layout')
     if (schema.error) log?.warn({ layout: schema.version, error: schema.error }, 'ipfs.db upgrade failed; it keeps working on its old layout and is upgraded at the next start')
@@ -170,7 +174,7 @@ export class IpfsNode {
   }
 
   /** The serving connection to ipfs.db, for the checkpointer (src/db/checkpointer.ts), which sets its threshold. */
-  get connection(): Database { return this.repo.connection }
+  get connection(): Database | null { return this.repo.connection }
 
   healthy(): boolean { return this.repo.healthy() }
 

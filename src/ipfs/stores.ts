@@ -1,6 +1,8 @@
 // ipfs.db (<dataDir>/ipfs.db), separate from the app database so large block writes never hold the
 // app's write lock: its layout, the node's block writes and reads (IpfsStore), and Helia's block and
-// key/value stores over it. The only module with SQL on ipfs.db.
+// key/value stores over it. The only module with SQL on the blocks. In PostgreSQL mode the same
+// tables live in the shared database (migrations/pg/0003_ipfs_blocks.sql, layout 3), so that every
+// replica serves every CID; the statements are the same.
 import { Database } from 'bun:sqlite'
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
@@ -15,6 +17,9 @@ import { join } from 'node:path'
 import { WAL_AUTOCHECKPOINT_PAGES } from '../db/checkpointer'
 import { databaseAnswers, truncateWal } from '../db'
 import { prepareSql, preparedOnUse } from '../db/sql'
+import { isPostgres } from '../db/dialect'
+import { SqliteTransactor, type Transactor } from '../db/transactor'
+import type { Db } from '../db'
 import { decodeBlock, encodeBlock } from './block-codec'
 
 async function toBytes(v: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
@@ -143,7 +148,7 @@ export class SqliteBlockstore extends BaseBlockstore {
       has: () => db.select({ x: sql<number>`1` }).from(blocks).where(byMh).prepare(),
       del: () => db.delete(blocks).where(byMh).prepare(),
       // Streamed: every block of the store.
-      all: () => prepareSql<{ cid: Uint8Array; data: Uint8Array; enc: number | null }>(db.$client,
+      all: () => prepareSql<{ cid: Uint8Array; data: Uint8Array; enc: number | null }>(db as never,
         sql`SELECT ${sql.identifier('cid')}, ${sql.identifier('data')}, ${layout >= 3 ? sql.identifier('enc') : sql`NULL`} AS ${sql.identifier('enc')} FROM ${blocks}`),
     })
   }
@@ -180,7 +185,8 @@ export class SqliteDatastore extends BaseDatastore {
       get: () => db.select({ v: kv.v }).from(kv).where(byKey).prepare(),
       has: () => db.select({ x: sql<number>`1` }).from(kv).where(byKey).prepare(),
       del: () => db.delete(kv).where(byKey).prepare(),
-      prefix: () => db.select({ k: kv.k, v: kv.v }).from(kv).where(and(gte(kv.k, p('prefix')), lt(kv.k, sql`${p('prefix')} || x'ff'`))).orderBy(kv.k).prepare(),
+      prefix: () => db.select({ k: kv.k, v: kv.v }).from(kv)
+        .where(isPostgres(db as never) ? sql`starts_with(${kv.k}, ${p('prefix')})` : and(gte(kv.k, p('prefix')), lt(kv.k, sql`${p('prefix')} || x'ff'`))).orderBy(kv.k).prepare(),
     })
   }
 
@@ -211,8 +217,9 @@ export class IpfsStore {
   private db: IpfsDb
   private q
 
-  private constructor(private conn: Database, private layout: number) {
-    const db = this.db = drizzle({ client: conn })
+  /** `conn`: ipfs.db's connection, null in PostgreSQL mode (the blocks are in `db`, the shared database). */
+  private constructor(db: IpfsDb, private conn: Database | null, private layout: number, readonly tx: Transactor) {
+    this.db = db
     if (layout >= 3) {
       // The block in its stored form (src/ipfs/block-codec.ts) and its pin in one row: a root stored
       // again unpinned (or pinned before) keeps its first pin time.
@@ -246,7 +253,12 @@ export class IpfsStore {
     conn.run('PRAGMA busy_timeout = 5000')
     conn.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES.alone}`) // as taskgate.db (src/db/checkpointer.ts)
     const schema = initIpfsSchema(conn, onUpgrade)
-    return { store: new IpfsStore(conn, schema.version), schema }
+    return { store: new IpfsStore(drizzle({ client: conn }), conn, schema.version, new SqliteTransactor(conn)), schema }
+  }
+
+  /** The blocks in the service's PostgreSQL database (its migrations made the tables), written in its transactions. */
+  static onPostgres(db: Db, tx: Transactor): IpfsStore {
+    return new IpfsStore(db as unknown as IpfsDb, null, IPFS_SCHEMA_VERSION, tx)
   }
 
   has(cid: CID): boolean { return this.q.has.get({ mh: cid.multihash.bytes }) !== undefined }
@@ -256,20 +268,21 @@ export class IpfsStore {
     return row ? decodeBlock(row.data, row.enc) : null
   }
 
-  /** The connection, for the group commit and the checkpointer (src/db/checkpointer.ts), which sets its threshold. */
-  get connection(): Database { return this.conn }
+  /** ipfs.db's connection, for the checkpointer (src/db/checkpointer.ts), which sets its threshold; null in PostgreSQL mode. */
+  get connection(): Database | null { return this.conn }
 
   blockstore(): SqliteBlockstore { return new SqliteBlockstore(this.db, this.layout) }
   datastore(): SqliteDatastore { return new SqliteDatastore(this.db) }
 
-  /** Whether ipfs.db answers a trivial query; never throws. */
-  healthy(): boolean { return databaseAnswers(this.conn) }
+  /** Whether ipfs.db answers a trivial query; never throws. In PostgreSQL mode the database's own check covers the blocks. */
+  healthy(): boolean { return this.conn ? databaseAnswers(this.conn) : true }
 
-  /** The storage monitor's probe: a tiny committed write (throws while the disk is full). */
-  probe(): void { storageProbe(this.conn) }
+  /** The storage monitor's probe: a tiny committed write (throws while the disk is full); nothing in PostgreSQL mode. */
+  probe(): void { if (this.conn) storageProbe(this.conn) }
 
-  /** Checkpoints the log into the file (a full disk leaves it, replayed at the next start) and closes. */
+  /** Checkpoints the log into the file (a full disk leaves it, replayed at the next start) and closes; in PostgreSQL mode the service closes the database. */
   close(): void {
+    if (!this.conn) return
     truncateWal(this.conn)
     this.conn.close()
   }

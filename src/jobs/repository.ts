@@ -16,11 +16,10 @@ export class JobRepository {
   private q
 
   constructor(db: Db) {
-    const c = db.$client
     // Only a pending job holds its dedupe key (the partial unique index jobs_dedupe_pending_uq).
     const onPendingTwin = sql`ON CONFLICT(${sql.identifier('dedupe_key')}) WHERE ${sql.identifier('status')} = 'pending' DO NOTHING`
     this.q = preparedOnUse({
-      insert: () => prepareSql<{ id: number }>(c, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
+      insert: () => prepareSql<{ id: number }>(db, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, created_at, updated_at)
         VALUES (${p('kind')}, ${p('payload')}, 'pending', ${p('runAt')}, ${p('maxAttempts')}, ${p('dedupeKey')}, ${p('now')}, ${p('now')}) ${onPendingTwin} RETURNING id`),
       // A job claimed as it is enqueued is written running at once: one INSERT instead of an INSERT
       // and the claim's UPDATE, and no entry in the pending-only dedupe index to add and remove.
@@ -29,7 +28,7 @@ export class JobRepository {
         attempts: 1, createdAt: p('now'), updatedAt: p('now'),
       }).returning({ id: jobs.id }).prepare(),
       // The retry of a job that ran without a row: pending, with its first attempt counted.
-      insertRetry: () => prepareSql(c, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
+      insertRetry: () => prepareSql(db, sql`INSERT INTO ${jobs} (kind, payload, status, run_at, max_attempts, dedupe_key, attempts, last_error, created_at, updated_at)
         VALUES (${p('kind')}, ${p('payload')}, 'pending', ${p('runAt')}, ${p('maxAttempts')}, ${p('dedupeKey')}, ${p('attempts')}, ${p('lastError')}, ${p('now')}, ${p('now')}) ${onPendingTwin}`),
       pendingTwin: () => db.select({ x: sql<number>`1` }).from(jobs).where(and(eq(jobs.dedupeKey, p('dedupeKey')), eq(jobs.status, 'pending'))).prepare(),
       due: () => db.select({ id: jobs.id, kind: jobs.kind, payload: sql<string>`${jobs.payload}`, status: jobs.status, runAt: jobs.runAt, attempts: jobs.attempts, maxAttempts: jobs.maxAttempts })

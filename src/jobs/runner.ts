@@ -19,7 +19,7 @@ import type { Transactor } from '../db/transactor'
 import type { JobRepository, JobRow } from './repository'
 
 export type { JobRow }
-import { isStorageFull, type StorageMonitor } from '../db/storage'
+import { isStorageUnavailable, type StorageMonitor } from '../db/storage'
 
 export type JobHandler = (payload: any, job: JobRow) => void | Promise<void>
 
@@ -193,7 +193,7 @@ export class JobRunner {
       this.enqueue('jobs.prune', {}, { runAt: this.clock.now() + 60_000, dedupeKey: 'jobs.prune' })
       this.startupDone = true
     } catch (e) {
-      if (!isStorageFull(e)) throw e
+      if (!isStorageUnavailable(e)) throw e
       if (!this.storage) this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'job runner start-up deferred: storage is full')
       else this.storage.markFull(e)
     }
@@ -245,7 +245,7 @@ export class JobRunner {
       }
       this.backlog = this.inflight.size >= this.concurrency
     } catch (e) {
-      if (!isStorageFull(e)) throw e
+      if (!isStorageUnavailable(e)) throw e
       this.storageFull(e) // what was not claimed stays pending
     } finally {
       this.pumping = false
@@ -262,7 +262,7 @@ export class JobRunner {
     } catch (e) {
       failure = { error: e }
     }
-    if (failure && isStorageFull(failure.error)) {
+    if (failure && isStorageUnavailable(failure.error)) {
       // The disk, not the job: it runs again, as the same attempt (the row keeps its count), once storage is back.
       this.park(job, failure.error, () => this.runOne(job))
       return
@@ -303,7 +303,7 @@ export class JobRunner {
     } catch (e) {
       // The outcome is known but could not be written: with a full disk, write it once space is back;
       // otherwise the row stays 'running' and the next start runs the job again.
-      if (isStorageFull(e)) this.park(job, e, () => this.settle(job, failure))
+      if (isStorageUnavailable(e)) this.park(job, e, () => this.settle(job, failure))
       else this.log.error({ jobId: job.id, kind: job.kind, err: e instanceof Error ? e.message : String(e) }, 'could not record the outcome of a job')
     }
   }

@@ -4,7 +4,7 @@
 import type { Clock } from '../clock'
 import { isoOrNull } from '../clock'
 import { TIER_LIMITS, type Tier } from '../config'
-import { isStorageFull, type StorageMonitor } from '../db/storage'
+import { isStorageUnavailable, type StorageMonitor } from '../db/storage'
 import type { Transactor } from '../db/transactor'
 import { badRequest, forbidden, notFound } from '../http/errors'
 import { newId, randomToken, sha256Hex } from '../lib/ids'
@@ -49,7 +49,7 @@ export class KeyService {
       return true
     } catch (e) {
       for (const [id, at] of entries) if (!this.pendingLastUsed.has(id)) this.pendingLastUsed.set(id, at) // newer uses win
-      if (!isStorageFull(e)) throw e
+      if (!isStorageUnavailable(e)) throw e
       this.storage?.markFull(e)
       return false
     }

@@ -6,7 +6,7 @@ import type { Config } from '../config'
 import { Ledger } from '../credits/ledger'
 import { CreditsRepository } from '../credits/repository'
 import type { Db } from '../db'
-import { SqliteTransactor, type Transactor } from '../db/transactor'
+import type { Transactor } from '../db/transactor'
 import { KeyRepository } from '../keys/repository'
 import { KeyService } from '../keys/service'
 import { PioneerRepository } from '../pioneer/repository'
@@ -14,7 +14,7 @@ import { PioneerService } from '../pioneer/service'
 import { OperatorRepository } from './repository'
 import { effectiveTier, OperatorService } from './service'
 
-export function buildAccounts(db: Db, clock: Clock, config: Config, tx: Transactor = new SqliteTransactor(db.$client)) {
+export function buildAccounts(db: Db, clock: Clock, config: Config, tx: Transactor) {
   const keys = new KeyService(new KeyRepository(db), tx, clock, config.phase)
   const ledger = new Ledger(new CreditsRepository(db), tx, clock)
   const pioneer = new PioneerService(new PioneerRepository(db), clock)

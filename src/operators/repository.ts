@@ -2,7 +2,7 @@
 // authenticated request makes, go through a read cache that any write to the table clears.
 import { asc, count, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db'
-import { ReadCache } from '../db/read-cache'
+import { readCacheOn, type RowCache } from '../db/read-cache'
 import { operators } from '../db/schema'
 import { preparedOnUse, setTo } from '../db/sql'
 
@@ -13,11 +13,11 @@ export type OperatorInsert = Pick<OperatorRow, 'id' | 'login' | 'passwordHash' |
 const p = sql.placeholder
 
 export class OperatorRepository {
-  private cached: ReadCache<OperatorRow | undefined>
+  private cached: RowCache<OperatorRow | undefined>
   private q
 
   constructor(db: Db) {
-    this.cached = new ReadCache(db.$client, ['operators'])
+    this.cached = readCacheOn(db, ['operators'])
     this.q = preparedOnUse({
       byId: () => db.select().from(operators).where(eq(operators.id, p('id'))).prepare(),
       byLogin: () => db.select().from(operators).where(eq(operators.login, p('login'))).prepare(),

@@ -24,7 +24,7 @@ export class StatsRepository {
       overall: () => db.select({
         operators: sql<number>`(SELECT count(*) FROM ${operators})`, agents: sql<number>`(SELECT count(*) FROM ${agents})`,
         total: d.total, completed: d.completed, verified: d.verified, latencyN: d.latencyN, latencySum: d.latencySum,
-      }).from(sql`(SELECT 1)`).leftJoin(d, and(eq(d.operatorId, ''), eq(d.day, -1))).prepare(),
+      }).from(sql`(SELECT 1) AS one`).leftJoin(d, and(eq(d.operatorId, ''), eq(d.day, -1))).prepare(),
     })
   }
 

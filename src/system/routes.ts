@@ -6,7 +6,6 @@ import { TIER_LIMITS } from '../config'
 import { ProblemError, unauthorized } from '../http/errors'
 import { defineRoute } from '../http/route'
 import type { Services } from '../services'
-import { databaseAnswers } from '../db'
 import { docsRoutes } from './docs/routes'
 
 export const VERSION: string = pkg.version
@@ -15,6 +14,7 @@ const Readiness = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('not ready')]),
   checks: t.Object({
     db: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
+    database: t.Union([t.Literal('ok'), t.Literal('unreachable')], { description: 'the same check in the words of the scale-out docs (docs/scale-out.md)' }),
     storage: t.Union([t.Literal('ok'), t.Literal('full')]),
     jobs: t.Union([t.Literal('ok'), t.Literal('not running')]),
     ipfs: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
@@ -89,16 +89,19 @@ export function systemRoutes(s: Services, openapi: () => Uint8Array<ArrayBuffer>
     }),
     defineRoute({
       method: 'GET', path: '/readyz', auth: 'none', tags, summary: 'Readiness: database, storage, IPFS node and job runner',
-      description: 'Each check is a fixed word: `db` ok | unavailable, `storage` ok | full (writes answer 507 STORAGE_FULL until space is freed), `jobs` ok | not running, `ipfs` ok | unavailable.',
+      description: 'Each check is a fixed word: `db` ok | unavailable (and `database` ok | unreachable, the same check), `storage` ok | full (writes answer 507 STORAGE_FULL until space is freed), `jobs` ok | not running, `ipfs` ok | unavailable.',
       responses: { 200: { description: 'ready', schema: Readiness }, 503: { description: 'not ready (never internal error text)', schema: Readiness } },
       handler: ({ set }) => {
         const checks: Record<string, string> = {}
-        checks.db = databaseAnswers(s.db.$client) ? 'ok' : 'unavailable' // never the error text
-        checks.storage = s.storage.full ? 'full' : 'ok'
+        if (s.storage.full) s.storage.probe() // back already? (work waiting for it resumes now, not at the next probe)
+        const answers = s.data.answers()
+        checks.db = answers ? 'ok' : 'unavailable' // never the error text
+        checks.database = answers ? 'ok' : 'unreachable'
+        checks.storage = s.storage.full && s.storage.kind === 'disk' ? 'full' : 'ok'
         checks.jobs = s.jobs.healthy() ? 'ok' : 'not running'
         checks.ipfs = s.ipfs.healthy() ? 'ok' : 'unavailable'
         const ready = Object.values(checks).every((v) => v === 'ok')
-        if (!ready) set.status = 503
+        if (!ready) { set.status = 503; set.headers['retry-after'] = '2' }
         return { status: ready ? 'ready' : 'not ready', checks }
       },
     }),

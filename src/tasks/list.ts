@@ -9,8 +9,9 @@
 // Data layer (with repository.ts): drizzle statements, each prepared once per shape of filter and
 // plan (the index named by INDEXED BY, SQLite's own, the seek, the direction). The caller reads the
 // count and the page in one snapshot (TaskService.list).
-import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db'
+import { isPostgres } from '../db/dialect'
 import { taskCounts, taskDaily, tasks } from '../db/schema'
 import { badRequest } from '../http/errors'
 import { TASK_COLUMNS } from './repository'
@@ -73,9 +74,11 @@ export class TaskLists {
       const where = this.filter(f, tasks)
       if (seek) where.push(reverse ? gte(tasks.createdAt, p('bound')) : lt(tasks.createdAt, p('bound')))
       const dir = reverse ? asc : desc
-      const range = this.db.select({ rowid: sql`rowid` }).from(sql`${tasks} INDEXED BY ${sql.raw(idx)}`).where(and(...where))
+      // PostgreSQL has no rowid and picks the index itself: the same page by primary key.
+      const pg = isPostgres(this.db)
+      const range = this.db.select({ key: pg ? tasks.id : sql`rowid` }).from(pg ? tasks : sql`${tasks} INDEXED BY ${sql.raw(idx)}`).where(and(...where))
         .orderBy(dir(tasks.createdAt), dir(tasks.id)).limit(p('take')).offset(p('skip'))
-      return this.db.select(TASK_COLUMNS).from(tasks).where(sql`${tasks}.rowid IN ${range}`).orderBy(desc(tasks.createdAt), desc(tasks.id)).prepare()
+      return this.db.select(TASK_COLUMNS).from(tasks).where(pg ? inArray(tasks.id, range) : sql`${tasks}.rowid IN ${range}`).orderBy(desc(tasks.createdAt), desc(tasks.id)).prepare()
     })
     const rows = stmt.all({ ...this.values(f), bound: seek?.bound, take, skip }) as TaskRow[]
     return { rows, total }

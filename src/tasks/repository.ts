@@ -6,6 +6,7 @@
 // (refusedBefore, list.ts), the counters' rebuild (counters.ts).
 import { and, desc, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db'
+import { isPostgres } from '../db/dialect'
 import { agents, attestations, computeJobs, operators, taskAttestations, taskCounts, taskEvents, tasks } from '../db/schema'
 import type { Hex } from 'viem'
 import type { NewTask, StoredEvent, TaskPatch, TaskRow } from './types'
@@ -70,7 +71,7 @@ export class TaskRepository {
       // The WHERE of tasks_refused_idx, which holds only these rows (the planner would otherwise read
       // every FAILED task from tasks_status_idx, the failures that are kept included): literals, not
       // parameters, so the planner sees that the partial index applies.
-      refused: () => db.select({ id: sql<string>`${tasks.id}` }).from(sql`${tasks} INDEXED BY tasks_refused_idx`)
+      refused: () => db.select({ id: sql<string>`${tasks.id}` }).from(isPostgres(db) ? tasks : sql`${tasks} INDEXED BY tasks_refused_idx`)
         .where(and(sql`${tasks.status} = 'FAILED' AND ${tasks.stage} <= 1`, lt(tasks.completedAt, p('before')))).orderBy(tasks.completedAt).limit(p('limit')).prepare(),
       delete: () => db.delete(tasks).where(id).prepare(),
       deleteEvents: () => db.delete(taskEvents).where(eq(taskEvents.taskId, p('id'))).prepare(),
@@ -135,7 +136,7 @@ export class TaskRepository {
       const set: Record<string, unknown> = Object.fromEntries(keys.map((k) => [k, slot(k)]))
       if (withEvents) set.timeline = APPEND
       const q = this.db.update(tasks).set(set as Partial<typeof tasks.$inferInsert>).where(eq(tasks.id, p('_id')))
-      return (withEvents ? q.returning({ n: sql<number>`json_array_length(${tasks.timeline})` }) : q).prepare()
+      return (withEvents ? q.returning({ n: isPostgres(this.db) ? sql<number>`json_array_length(CAST(${tasks.timeline} AS json))` : sql<number>`json_array_length(${tasks.timeline})` }) : q).prepare()
     })
     const values = this.values(patch as Record<string, unknown>, keys)
     values._id = id

@@ -1,14 +1,13 @@
 // Checks an agent's state-root chain link by link on the database: in the order the links were
 // committed (each stage 6 event's leaf extends exactly one root), root_i = keccak256(root_{i-1} ‖ leaf_i) from the zero root, every
 // receipt signs its task's root, and the agent's root is the last link.
-import type { Database } from 'bun:sqlite'
 import { expect } from 'bun:test'
 import { concat, keccak256, type Hex } from 'viem'
 import { TaskRepository } from '../../src/tasks/repository'
-import { drizzle } from 'drizzle-orm/bun-sqlite'
+import type { TestDb } from './data'
 
-export function expectUnbrokenChain(db: Database, agentId: string): number {
-  const store = new TaskRepository(drizzle({ client: db })) // reads the timeline in any stored form (src/tasks/row-encoding.ts)
+export function expectUnbrokenChain(db: TestDb, agentId: string): number {
+  const store = new TaskRepository(db.db) // reads the timeline in any stored form (src/tasks/row-encoding.ts)
   const links = (db.query('SELECT id, state_root AS root, receipt FROM tasks WHERE agent_id = ?1').all(agentId) as { id: string; root: Hex; receipt: string | null }[])
     .flatMap((t) => (store.timeline(t.id) ?? []).filter((e) => e.stage === 6 && e.status === 'done').map((e) => ({ ...t, leaf: e.detail!.leaf as Hex })))
   // The commit order is the chain's own: from the zero root, exactly one link extends the last one.

@@ -57,3 +57,39 @@ export async function startPostgres(): Promise<Postgres | null> {
     cleanup: () => { try { stop() } catch { /* already stopped */ } rmSync(dir, { recursive: true, force: true }) },
   }
 }
+
+/**
+ * The HTTP suite on PostgreSQL (scripts/test-postgres.sh sets TASKGATE_TEST_POSTGRES to a cluster's
+ * URL): each data dir gets its own database on that cluster, created at its first use, so a server
+ * restarted on the same data dir, and the CLI on it, find their data. Null on SQLite.
+ */
+export const TEST_POSTGRES = process.env.TASKGATE_TEST_POSTGRES || null
+
+let admin: InstanceType<typeof Bun.SQL> | null = null
+const created = new Set<string>()
+
+const databaseName = (dataDir: string) => `tg_${new Bun.CryptoHasher('sha256').update(dataDir).digest('hex').slice(0, 24)}`
+
+/** The URL of `dataDir`'s database on the test cluster (created now if it is new). */
+export async function databaseFor(dataDir: string): Promise<string> {
+  if (!TEST_POSTGRES) throw new Error('TASKGATE_TEST_POSTGRES is not set')
+  const name = databaseName(dataDir)
+  if (!created.has(name)) {
+    admin ??= new Bun.SQL(TEST_POSTGRES, { max: 2 })
+    const exists = await admin.unsafe('SELECT 1 FROM pg_database WHERE datname = $1', [name])
+    if (!exists.length) await admin.unsafe(`CREATE DATABASE ${name}`)
+    created.add(name)
+  }
+  const u = new URL(TEST_POSTGRES)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+/** Drops `dataDir`'s database (its server stopped). */
+export async function dropDatabaseFor(dataDir: string): Promise<void> {
+  if (!TEST_POSTGRES) return
+  const name = databaseName(dataDir)
+  if (!created.delete(name)) return
+  admin ??= new Bun.SQL(TEST_POSTGRES, { max: 2 })
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+}

@@ -15,6 +15,7 @@
 //
 // Nothing generated ever points the server at another host: strings with a URI format, and any
 // string under a member whose name ends in "url"/"uri", are loopback URLs on a closed port.
+import { NO_NUL_PATTERN } from '../../src/http/request-schema'
 import fc from 'fast-check'
 
 type Schema = Record<string, any>
@@ -156,6 +157,8 @@ export class SchemaArbs {
   }
 
   private string(s: Schema, mode: string, name: string): fc.Arbitrary<unknown> {
+    // "no U+0000" (docs/api.md, "Text"): any string of the other rules, its NULs replaced
+    if (s.pattern === NO_NUL_PATTERN) return this.string({ ...s, pattern: undefined }, mode, name).map((x) => (typeof x === 'string' ? x.replaceAll('\u0000', ' ') : x))
     const minLength: number = s.minLength ?? 0
     const maxLength: number = Math.min(s.maxLength ?? Infinity, this.maxString)
     const fits = (x: string) => { const n = cpLength(x); return n >= minLength && n <= maxLength }
@@ -259,7 +262,7 @@ export class SchemaArbs {
         if (s.format === 'email') return 'owner@example.com'
         if (s.format === 'date-time') return new Date(0).toISOString()
         if (s.format === 'uri' || s.format === 'url' || /ur[il]$/i.test(name)) return `${LOOPBACK_URL}/x`
-        if (typeof s.pattern === 'string') {
+        if (typeof s.pattern === 'string' && s.pattern !== NO_NUL_PATTERN) {
           const matching = this.matching(s.pattern)
           if (matching) return fc.sample(matching, { seed: 1, numRuns: 1 })[0]
         }
@@ -298,7 +301,8 @@ export class SchemaArbs {
     if (t === 'string') {
       if ((s.minLength ?? 0) > 0) opts.push(fc.constant(repeatTo('a', s.minLength - 1)))
       if (typeof s.maxLength === 'number' && s.maxLength < this.maxString) opts.push(fc.string({ minLength: 1, maxLength: 4, unit: 'grapheme-ascii' }).map((c) => repeatTo(c, s.maxLength + 1)))
-      if (typeof s.pattern === 'string') opts.push(fc.constantFrom('!', 'not matching', '0x', '../..', ' ', '%00'))
+      if (s.pattern === NO_NUL_PATTERN) opts.push(fc.constant('a NUL \u0000 inside'))
+      else if (typeof s.pattern === 'string') opts.push(fc.constantFrom('!', 'not matching', '0x', '../..', ' ', '%00'))
       if (s.format) opts.push(fc.constantFrom(`not-a-${s.format}`, 'a@', '2024-13-45'))
     }
     if (t === 'integer' || t === 'number') {

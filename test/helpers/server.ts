@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Subprocess } from 'bun'
+import { databaseFor, dropDatabaseFor, TEST_POSTGRES } from './postgres'
 import { callerFile, CONTRACT_MODE, contractFor, countChecked, printNewMismatches, recordDocProblems, recordMismatches, STRICT, type Contract } from './contract'
 
 export const ROOT = resolve(import.meta.dir, '../..')
@@ -15,7 +16,9 @@ export function cliCommand(args: string[]): string[] {
 
 /** Runs a CLI command to completion. */
 export async function cli(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawn(cliCommand(args), { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const dataDir = args[args.indexOf('--data-dir') + 1]
+  const database = TEST_POSTGRES && args.includes('--data-dir') && dataDir && !env.TASKGATE_DATABASE_URL ? { TASKGATE_DATABASE_URL: await databaseFor(dataDir) } : {}
+  const p = Bun.spawn(cliCommand(args), { env: { ...process.env, ...database, ...env }, stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
   return { stdout, stderr, code }
 }
@@ -47,10 +50,12 @@ export class TestServer {
     this.out = ''
     this.err = ''
     this.contractP = null
+    // On the PostgreSQL run (TASKGATE_TEST_POSTGRES), the data dir's own database.
+    const database = TEST_POSTGRES && !this.env.TASKGATE_DATABASE_URL ? { TASKGATE_DATABASE_URL: await databaseFor(this.dataDir) } : {}
     this.proc = Bun.spawn(cliCommand(['serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', this.dataDir]), {
       // Every test client shares 127.0.0.1, so the per-address sign-up limit would end most suites
       // early; it has its own test (login-abuse), which asks for the real default.
-      env: { ...process.env, TASKGATE_LOG_LEVEL: 'info', TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR: '1000', ...this.env },
+      env: { ...process.env, TASKGATE_LOG_LEVEL: 'info', TASKGATE_SIGNUPS_PER_ADDRESS_PER_HOUR: '1000', ...database, ...this.env },
       stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
     }) as Subprocess<'ignore', 'pipe', 'pipe'>
     const pump = async (stream: ReadableStream<Uint8Array>, into: 'out' | 'err') => {
@@ -89,6 +94,7 @@ export class TestServer {
 
   async cleanup(): Promise<void> {
     await this.stop()
+    await dropDatabaseFor(this.dataDir)
     rmSync(this.dataDir, { recursive: true, force: true })
   }
 

@@ -7,9 +7,8 @@
 // a failing receiver retried by the outbox on the test clock; and the token in no log, GET answer,
 // deliveries list or export, stored sealed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
+import { openTestDb } from '../helpers/data'
 import { createHash, createHmac } from 'node:crypto'
-import { join } from 'node:path'
 import { StreamResponse, TaskState, type SendMessageRequest, type Task, type TaskPushNotificationConfig } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
 import { TaskNotFoundError } from '@a2a-js/sdk/errors'
@@ -327,7 +326,7 @@ describe('A2A push notifications', () => {
     texts.push(exported.text)
     expect(exported.body.a2aPushConfigs).toEqual([expect.objectContaining({ id: 'exported', taskId: t.id, url: hook('/export'), protocolVersion: '1.0', tokenSet: true, authenticationScheme: null })])
     expect(exported.body.a2aPushConfigs[0].doneAt).toBeString() // the task completed
-    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    const db = await openTestDb(s.dataDir, { readonly: true })
     try {
       const configs = db.query('SELECT * FROM a2a_push_configs').all() as Record<string, unknown>[]
       expect(configs.length).toBeGreaterThan(10)

@@ -2,6 +2,7 @@
 // prompts against the event loop, bodies over the limits, multipart everywhere, non-object JSON
 // bodies, upload floods, public outputs, forged proofs, bogus filters, and an agent whose failures
 // never counted. Plus the response headers every page must carry.
+import { TEST_POSTGRES } from '../helpers/postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -220,7 +221,8 @@ describe('headers and operations', () => {
     expect((await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret-token' } })).status).toBe(200)
   })
 
-  test('taskgate backup writes files only the owner can read', async () => {
+  // SQLite's own backup (PostgreSQL mode: pg_dump's job, test/http/cli.test.ts)
+  test.skipIf(TEST_POSTGRES !== null)('taskgate backup writes files only the owner can read', async () => {
     const out = join(tempDir('taskgate-backup-'), 'snap.db')
     const r = await cli(['backup', out, '--data-dir', s.dataDir])
     expect(r.code).toBe(0)

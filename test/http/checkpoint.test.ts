@@ -2,6 +2,7 @@
 // worker thread, long before any commit crosses SQLite's automatic threshold (WAL_AUTOCHECKPOINT_PAGES). Read from the WAL index
 // (the -shm file, native byte order): mxFrame is the last valid frame of the log, nBackfill how
 // many of them a checkpoint has copied into the database file.
+import { TEST_POSTGRES } from '../helpers/postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,9 @@ import { join } from 'node:path'
 import { startServer, type TestServer } from '../helpers/server'
 import { Checkpointer, WAL_AUTOCHECKPOINT_PAGES } from '../../src/db/checkpointer'
 import { openDatabase } from '../../src/db'
+
+/** SQLite's write-ahead log: on SQLite only. */
+const SQLITE_ONLY = TEST_POSTGRES !== null
 
 function walIndex(dataDir: string, db: string): { mxFrame: number; nBackfill: number } {
   const path = join(dataDir, `${db}-shm`)
@@ -25,7 +29,7 @@ async function runTasks(s: TestServer, n: number): Promise<void> {
   }
 }
 
-describe('with the checkpoint worker (the default)', () => {
+describe.skipIf(SQLITE_ONLY)('with the checkpoint worker (the default)', () => {
   let s: TestServer
   beforeAll(async () => { s = await startServer(); await s.setupAdmin() })
   afterAll(async () => { await s.cleanup() })
@@ -51,7 +55,7 @@ describe('with the checkpoint worker (the default)', () => {
   })
 })
 
-test('a serving connection checkpoints by itself every 10,000 pages; every 50,000 while the checkpoint worker runs, and 10,000 again once it stops', async () => {
+test.skipIf(SQLITE_ONLY)('a serving connection checkpoints by itself every 10,000 pages; every 50,000 while the checkpoint worker runs, and 10,000 again once it stops', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tg-open-'))
   try {
     const db = openDatabase(join(dir, 'taskgate.db'))

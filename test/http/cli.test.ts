@@ -1,4 +1,5 @@
 // The CLI and first-run files: version, migrate, backup, secrets with 0600, sign-up switch.
+import { TEST_POSTGRES } from '../helpers/postgres'
 import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, rmSync, statSync } from 'node:fs'
@@ -41,6 +42,10 @@ describe('CLI', () => {
       const target = join(tempDir(), 'backup.db')
       dirs.push(target, `${target}.ipfs`)
       const b = await cli(['backup', target, '--data-dir', s.dataDir])
+      if (TEST_POSTGRES) { // PostgreSQL mode: pg_dump's job, said so
+        expect({ code: b.code, pgDump: b.stderr.includes('pg_dump') }).toEqual({ code: 2, pgDump: true })
+        return
+      }
       expect(b.code).toBe(0)
       const db = new Database(target, { readonly: true })
       expect((db.query("SELECT count(*) AS n FROM api_keys WHERE label = 'backed-up'").get() as { n: number }).n).toBe(1)
@@ -66,7 +71,7 @@ describe('sign-up switch', () => {
     try {
       expectProblem(await s.post('/api/v1/auth/signup', { login: 'nobody', password: 'password-1' }), 403, 'SIGNUP_DISABLED')
       expect((await s.get('/api/v1/auth/options')).body.signup).toBe(false)
-      expect(existsSync(join(s.dataDir, 'taskgate.db'))).toBe(true)
+      expect(existsSync(join(s.dataDir, 'taskgate.db'))).toBe(!TEST_POSTGRES) // PostgreSQL mode keeps no database file
     } finally { await s.stop() }
   })
 })

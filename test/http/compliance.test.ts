@@ -2,7 +2,7 @@
 // (the current month so far), verified from the certificate alone with the lines of
 // docs/compliance.md, the same JSON on IPFS, and the monthly certificate from the scheduler (the
 // test clock moves into the next month; nothing sleeps).
-import { Database } from 'bun:sqlite'
+import { advanceStoppedClock } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -140,10 +140,7 @@ describe('compliance certificates', () => {
     const nextMonth = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
     await s.stop()
     // the month ends while the server is down (the test clock's persisted offset moves on)
-    const db = new Database(join(s.dataDir, 'taskgate.db'))
-    const row = db.query("SELECT value FROM meta WHERE key = 'clock.offsetMs'").get() as { value: string } | null
-    db.query("INSERT INTO meta (key, value) VALUES ('clock.offsetMs', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(Number(row?.value ?? 0) + nextMonth - now + 3_600_000))
-    db.close()
+    await advanceStoppedClock(s.dataDir, nextMonth - now + 3_600_000)
     await s.start()
     const token = (await s.post('/api/v1/auth/login', { login: 'cert-sleepy', password: 'operator-password' })).body.accessToken
     let list: any[] = []

@@ -1,6 +1,7 @@
 // Compute over real HTTP: the admin provider registry, tasks through OpenAI- and Anthropic-style
 // providers (a fake LLM on loopback), the key pool (retry on another key, cooldown, timeouts, RPM),
 // refunds, the overflow queue and its SSE status stream, and POST /api/v1/compute.
+import { withTestDb } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { FakeLLM, gate } from '../helpers/fake-llm'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -717,11 +718,8 @@ describe('secrets at rest', () => {
   test('provider keys are sealed in the database (AES-GCM with the data-dir key), never stored in clear', async () => {
     const k = secret('sealed')
     await addProvider({ name: 'oai-sealed', kind: 'openai', baseUrl: fake.baseUrl, models: ['fake-gpt-sealed'], keys: [{ key: k }] })
-    const { Database } = await import('bun:sqlite')
     const { join } = await import('node:path')
-    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
-    const row = db.query("SELECT secret FROM provider_keys WHERE first4 = 'sk-f' AND last4 = ?1").get(k.slice(-4)) as { secret: string }
-    db.close()
+    const row = await withTestDb(s.dataDir, (db) => db.query("SELECT secret FROM provider_keys WHERE first4 = 'sk-f' AND last4 = ?1").get(k.slice(-4)) as { secret: string }, { readonly: true })
     expect(row.secret).toStartWith('v1.')
     expect(row.secret).not.toContain(k)
     for (const f of ['taskgate.db', 'taskgate.db-wal']) {

@@ -1,8 +1,7 @@
 // Credits over real HTTP: billing, balance (self only), grants, dashboard, the monthly refill on
 // the test clock, a refill missed while the server was down, and a concurrent burst.
-import { Database } from 'bun:sqlite'
+import { advanceStoppedClock } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -108,10 +107,7 @@ describe('monthly refill', () => {
     await submit(o)
     await s.stop()
     // 40 days pass while the server is down (the test clock's persisted offset moves on)
-    const db = new Database(join(s.dataDir, 'taskgate.db'))
-    const row = db.query("SELECT value FROM meta WHERE key = 'clock.offsetMs'").get() as { value: string } | null
-    db.query("INSERT INTO meta (key, value) VALUES ('clock.offsetMs', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(Number(row?.value ?? 0) + 40 * 86_400_000))
-    db.close()
+    await advanceStoppedClock(s.dataDir, 40 * 86_400_000)
     await s.start()
     const token = (await s.post('/api/v1/auth/login', { login: 'sleepy', password: 'operator-password' })).body.accessToken
     let b: any

@@ -3,9 +3,8 @@
 // suspended, and no secret in it: the raw text is searched
 // for every key and secret the operator has (API keys, their hashes, the password and its hash,
 // bearer tokens, the webhook secret) and for a provider key.
-import { Database } from 'bun:sqlite'
+import { openTestDb } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 
 let s: TestServer
@@ -105,7 +104,7 @@ describe('GET /api/v1/operator/export', () => {
     expect(Array.isArray(doc.pioneerEvents)).toBe(true)
 
     // no secret anywhere in the raw text
-    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    const db = await openTestDb(s.dataDir, { readonly: true })
     const hashes = (db.query('SELECT key_hash AS h FROM api_keys WHERE operator_id = ?1').all(me.id) as { h: string }[]).map((x) => x.h)
     const passwordHash = (db.query('SELECT password_hash AS h FROM operators WHERE id = ?1').get(me.id) as { h: string }).h
     db.close()

@@ -5,9 +5,8 @@
 // every rule with no credit spent, the linear blocked-pattern check, and the kill-switch's effect
 // on submissions, compute, queued work and reads. Time-based behaviour uses the test clock, never
 // sleeping.
-import { Database } from 'bun:sqlite'
+import { advanceStoppedClock, withTestDb } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { FakeLLM, gate } from '../helpers/fake-llm'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 
@@ -194,18 +193,14 @@ describe('activation across a restart', () => {
     // down at activatesAt: the clock moves on while the server is stopped (its stored offset)
     expect((await s.patch('/api/v1/operator/guardrails', { maxPromptLength: 20, blockedPatterns: ['forbidden'] }, { token: o.token })).status).toBe(200)
     await s.stop()
-    const db = new Database(join(s.dataDir, 'taskgate.db'))
-    const row = db.query("SELECT value FROM meta WHERE key = 'clock.offsetMs'").get() as { value: string }
-    db.query("UPDATE meta SET value = ?1 WHERE key = 'clock.offsetMs'").run(String(Number(row.value) + 60_000))
-    db.close()
+    await advanceStoppedClock(s.dataDir, 60_000)
     await s.start()
     g = await s.get('/api/v1/operator/guardrails', { token: o.token })
     expect(g.body).toMatchObject({ current: { maxPromptLength: 20, blockedPatterns: ['forbidden'] }, pending: null })
     await expectBlocked(o, { prompt: 'Forbidden!' }, /blocked pattern/)
     // the activation job ran at start: the stored row holds it as current
     await until(async () => {
-      const d = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
-      try { return d.query('SELECT pending FROM operator_guardrails WHERE operator_id = ?1').get(o.id) as { pending: string | null } } finally { d.close() }
+      return withTestDb(s.dataDir, (d) => d.query('SELECT pending FROM operator_guardrails WHERE operator_id = ?1').get(o.id) as { pending: string | null }, { readonly: true })
     }, (r) => r.pending === null)
   }, 60_000)
 })

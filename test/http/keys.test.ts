@@ -1,5 +1,5 @@
 // API keys over real HTTP: create once, list (both shapes), limits, rate limiting, revocation.
-import { Database } from 'bun:sqlite'
+import { withTestDb } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { cli, expectProblem, startServer, type TestServer } from '../helpers/server'
@@ -39,9 +39,7 @@ describe('create and list', () => {
     expectProblem(await s.get('/api/v1/operator/keys?shape=weird', { token: op }), 400, 'VALIDATION_FAILED')
 
     // Read the database file itself: the key must not be anywhere in it, only its SHA-256.
-    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
-    const row = db.query('SELECT * FROM api_keys WHERE id = ?').get(r.body.id) as Record<string, unknown>
-    db.close()
+    const row = await withTestDb(s.dataDir, (db) => db.query('SELECT * FROM api_keys WHERE id = ?').get(r.body.id) as Record<string, unknown>, { readonly: true })
     expect(JSON.stringify(row)).not.toContain(r.body.key)
     expect(row.key_hash).toBe(new Bun.CryptoHasher('sha256').update(r.body.key).digest('hex'))
     const files = ['taskgate.db', 'taskgate.db-wal'].map((f) => Bun.file(join(s.dataDir, f)))

@@ -5,8 +5,7 @@
 // middle, last) must equal a direct query of the data dir's SQLite file, and, after the server
 // stops, every counter and rollup must equal its recomputation from the tasks (rollupDrift).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
+import { openTestDb } from '../helpers/data'
 import { FakeLLM } from '../helpers/fake-llm'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 import { rollupDrift } from '../../src/tasks/counters'
@@ -98,7 +97,7 @@ describe('every write path keeps the counters exact', () => {
   }, 60_000)
 
   test('every list variant: total and pages equal a direct query of the database', async () => {
-    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    const db = await openTestDb(s.dataDir, { readonly: true })
     try {
       const statuses = (db.query('SELECT DISTINCT status FROM tasks').all() as { status: string }[]).map((r) => r.status)
       expect(statuses).toEqual(expect.arrayContaining(['COMPLETED', 'FAILED']))
@@ -107,10 +106,9 @@ describe('every write path keeps the counters exact', () => {
         { status: 'FAILED', taskType: 'spend_control' }, { operatorId: a.id, agentId: a.agents[0]!, status: 'FAILED', taskType: 'spend_control' },
         { operatorId: a.id, agentId: b.agents[0]! }, { status: 'PENDING_APPROVAL' }]
       const check = async (path: string, f: Record<string, string>, includeSystem: boolean, token?: string) => {
-        const where = Object.entries(f).map(([k]) => `${{ operatorId: 'operator_id', agentId: 'agent_id', status: 'status', taskType: 'task_type' }[k]} = $${k}`)
+        const where = Object.keys(f).map((k) => `${{ operatorId: 'operator_id', agentId: 'agent_id', status: 'status', taskType: 'task_type' }[k]} = ?`)
         if (!includeSystem && !f.taskType) where.push("task_type != 'system'")
-        const args = Object.fromEntries(Object.entries(f).map(([k, v]) => [`$${k}`, v]))
-        const ids = (db.query(`SELECT id FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).all(args) as { id: string }[]).map((r) => r.id)
+        const ids = (db.query(`SELECT id FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).all(...Object.values(f)) as { id: string }[]).map((r) => r.id)
         for (const limit of [3, 100]) {
           const pages = Math.ceil(ids.length / limit)
           for (const page of new Set([1, Math.ceil(pages / 2), pages, pages + 1].filter((p) => p >= 1))) {
@@ -131,11 +129,13 @@ describe('every write path keeps the counters exact', () => {
 
   test('after the server stops, every counter and rollup equals its recomputation', async () => {
     await s.stop()
-    const db = new Database(join(s.dataDir, 'taskgate.db'))
+    const db = await openTestDb(s.dataDir)
     try {
       const n = (db.query("SELECT count(*) AS n FROM tasks WHERE task_type != 'system'").get() as { n: number }).n
       expect(n).toBeGreaterThanOrEqual(15)
-      expect(rollupDrift(db)).toEqual([])
+      // the recomputation is SQLite's (the migrations' backfill); PostgreSQL's triggers are held to
+      // SQLite's by test/unit/pg-counters.test.ts, and the totals below hold on both
+      if (db.dialect === 'sqlite') expect(rollupDrift(db.sqlite!)).toEqual([])
       const kept = db.query("SELECT total, failed FROM task_daily WHERE operator_id = '' AND day = -1").get() as { total: number; failed: number }
       expect(kept.total).toBe(n)
       expect(kept.failed).toBe((db.query("SELECT count(*) AS n FROM tasks WHERE status = 'FAILED' AND task_type != 'system'").get() as { n: number }).n)

@@ -3,9 +3,13 @@
 // lock before its first read, so it waits for the other writer (busy timeout) instead of failing at
 // once with SQLITE_BUSY when a read-started transaction tries to upgrade while the other one holds
 // the lock.
+import { TEST_POSTGRES } from '../helpers/postgres'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { holdWriteLock } from '../helpers/lock'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
+
+/** SQLite's write lock (PostgreSQL locks rows; its lock timeout: test/http/database-faults.test.ts): on SQLite only. */
+const SQLITE_ONLY = TEST_POSTGRES !== null
 
 let s: TestServer
 let op: { token: string; id: string; agent: any }
@@ -17,7 +21,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await s.cleanup() })
 
-test('tasks, keys, agents and the faucet written while another process holds the write lock all succeed once it commits', async () => {
+test.skipIf(SQLITE_ONLY)('tasks, keys, agents and the faucet written while another process holds the write lock all succeed once it commits', async () => {
   const holder = await holdWriteLock(s.dataDir, 700)
   const prompt = 'A fine and sunny day. Everything worked as planned.'
   const [tasks, key, agent, faucet] = await Promise.all([
@@ -36,7 +40,7 @@ test('tasks, keys, agents and the faucet written while another process holds the
   expect(list.body.total).toBe(4)
 })
 
-test('a write that waits longer than the busy timeout answers 503 DATABASE_BUSY with Retry-After and writes nothing', async () => {
+test.skipIf(SQLITE_ONLY)('a write that waits longer than the busy timeout answers 503 DATABASE_BUSY with Retry-After and writes nothing', async () => {
   const before = (await s.get('/api/v1/tasks?limit=1', { token: op.token })).body.total
   const holder = await holdWriteLock(s.dataDir, 6500) // past the 5 s busy timeout
   const r = await s.post('/api/v1/tasks/submit?wait=30', { agentId: op.agent.agentId, taskType: 'sentiment_analysis', prompt: 'Refused while the database is locked.' }, { token: op.token })

@@ -1,8 +1,7 @@
 // The pipeline end to end over real HTTP: agents, a builtin sentiment task with every Task field,
 // independent verification of the IPFS CID, the receipt and the attestation.
-import { Database } from 'bun:sqlite'
+import { openTestDb } from '../helpers/data'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { importBytes } from 'ipfs-unixfs-importer'
 import { CID } from 'multiformats/cid'
 import { keccak256, toHex, verifyTypedData } from 'viem'
@@ -72,7 +71,7 @@ describe('a sentiment task on the builtin provider', () => {
   })
 
   test('the signed receipt is read from its IPFS block, not stored a second time in the task row', async () => {
-    const db = new Database(join(s.dataDir, 'taskgate.db'))
+    const db = await openTestDb(s.dataDir)
     try {
       expect(db.query('SELECT receipt FROM tasks WHERE id = ?1').get(task.id)).toEqual({ receipt: null })
       const block = JSON.parse(await (await fetch(`${s.url}/ipfs/${task.receiptCid}`)).text())
@@ -100,7 +99,7 @@ describe('a sentiment task on the builtin provider', () => {
     const raw = await fetch(`${s.url}/ipfs/${task.ipfsCid}?format=raw`)
     expect(raw.headers.get('content-type')).toBe('application/vnd.ipld.raw')
     expect(new Uint8Array(await raw.arrayBuffer())).toEqual(bytes) // a small file is one raw block
-    const ipfsDb = new Database(join(s.dataDir, 'ipfs.db'), { readonly: true })
+    const ipfsDb = await openTestDb(s.dataDir, { file: 'ipfs.db', readonly: true })
     const pinned = ipfsDb.query('SELECT pinned_at FROM ipfs_blocks WHERE mh IN (?1, ?2) AND pinned_at IS NOT NULL').all(CID.parse(task.ipfsCid).multihash.bytes, CID.parse(task.receiptCid).multihash.bytes)
     ipfsDb.close()
     expect(pinned).toHaveLength(2) // the task document and the receipt are pinned
@@ -163,7 +162,7 @@ describe('one agent, many tasks at once', () => {
     }, { token: owner })))
     for (const r of results) expect(r.body.status).toBe('COMPLETED')
     expect(new Set(results.map((r) => r.body.stateRoot)).size).toBe(N)
-    const db = new Database(join(s.dataDir, 'taskgate.db'), { readonly: true })
+    const db = await openTestDb(s.dataDir, { readonly: true })
     try {
       expect(expectUnbrokenChain(db, a.agentId)).toBe(N)
     } finally { db.close() }

@@ -5,10 +5,10 @@
 // and leaves nothing behind; a daily job deletes refused tasks and webhook deliveries older than
 // TASKGATE_RETENTION_DAYS (30), keeping the counters, the ledger and the state roots consistent.
 // Time moves with the test clock, never by sleeping.
-import { Database } from 'bun:sqlite'
+import { withTestDb } from '../helpers/data'
+import { TEST_POSTGRES } from '../helpers/postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { join } from 'node:path'
 import { expectProblem, startServer, type TestServer } from '../helpers/server'
 import { rollupDrift } from '../../src/tasks/counters'
 
@@ -54,14 +54,14 @@ const submit = (o: Op, prompt: string, extra: Record<string, unknown> = {}) =>
   s.post('/api/v1/tasks/submit?wait=10', { agentId: o.agentId, taskType: 'general', prompt, ...extra }, { key: o.agentKey })
 const hold = (o: Op) => submit(o, 'Pay the Acme invoice.', { taskType: 'spend_control', action: ACTION })
 
-/** The database as the server has it, through a second connection (WAL: it sees every commit). */
-function withDb<T>(fn: (db: Database) => T): T {
-  const db = new Database(join(s.dataDir, 'taskgate.db'))
-  db.run('PRAGMA busy_timeout = 5000')
-  try { return fn(db) } finally { db.close() }
-}
-/** Bytes of the tasks table's b-tree (overflow pages included), and of every page in use. */
-const sizes = () => withDb((db) => {
+/**
+ * Bytes of the tasks table (SQLite: its b-tree, overflow pages included; PostgreSQL: with its TOAST
+ * table and indexes), and of the whole database in use, through a second connection.
+ */
+const sizes = () => withTestDb(s.dataDir, (db) => {
+  if (db.dialect === 'postgres') {
+    return db.query("SELECT pg_total_relation_size('tasks') AS tasks, pg_database_size(current_database()) AS used").get() as { tasks: number; used: number }
+  }
   const tasks = (db.query("SELECT sum(pgsize) AS b FROM dbstat WHERE name = 'tasks'").get() as { b: number }).b
   const { page_size: pageSize } = db.query('PRAGMA page_size').get() as { page_size: number }
   const { page_count: pages } = db.query('PRAGMA page_count').get() as { page_count: number }
@@ -83,7 +83,7 @@ describe('refused tasks keep the prompt\'s hash, not the prompt', () => {
   test('30 refused submits of 100,000-character prompts add far less than the prompts to the database', async () => {
     const o = await operator()
     await guard(o, { blockedPatterns: ['forbidden'] })
-    const before = sizes()
+    const before = await sizes()
     let last: { prompt: string; task: any } | null = null
     for (let i = 0; i < 30; i++) {
       const prompt = `forbidden ${i} `.padEnd(100_000, 'abcdefghij')
@@ -91,10 +91,12 @@ describe('refused tasks keep the prompt\'s hash, not the prompt', () => {
       expectProblem(r, 403, 'GUARDRAIL_BLOCKED')
       last = { prompt, task: r.body.task }
     }
-    const after = sizes()
+    const after = await sizes()
     // The prompts alone are 3,000,000 bytes (and the metadata 1,500,000); stored, they were more.
-    expect(after.tasks - before.tasks).toBeLessThan(100_000)
-    expect(after.used - before.used).toBeLessThan(500_000)
+    // (PostgreSQL grows the table and each of its indexes by 8 KB pages: a coarser bound there.)
+    const pg = TEST_POSTGRES !== null
+    expect(after.tasks - before.tasks).toBeLessThan(pg ? 300_000 : 100_000)
+    expect(after.used - before.used).toBeLessThan(pg ? 1_000_000 : 500_000)
     // the owner's view: the hash and length instead of the prompt, no metadata
     const sha = createHash('sha256').update(last!.prompt).digest('hex')
     for (const view of [last!.task, (await s.get(`/api/v1/tasks/${last!.task.id}`, { token: o.token })).body]) {
@@ -198,8 +200,8 @@ describe('retention', () => {
     const now = (await s.get(`/api/v1/agents/${o.agentId}`, { token: o.token })).body
     expect(now).toMatchObject({ stateRoot: agent.stateRoot, metrics: { totalTasks: 1, verifiedTasks: agent.metrics.verifiedTasks }, verificationHistory: agent.verificationHistory })
     expect(now.metrics.failedTasks).toBe(agent.metrics.failedTasks + 2) // the expiry and the recent refusal; the pruned ones still count
-    withDb((db) => {
-      expect(rollupDrift(db)).toEqual([])
+    await withTestDb(s.dataDir, (db) => {
+      if (db.sqlite) expect(rollupDrift(db.sqlite)).toEqual([]) // SQLite's recomputation; PostgreSQL's triggers: test/unit/pg-counters.test.ts
       for (const table of ['approvals', 'task_events']) {
         expect({ table, orphans: (db.query(`SELECT count(*) AS n FROM ${table} WHERE task_id NOT IN (SELECT id FROM tasks)`).get() as { n: number }).n }).toEqual({ table, orphans: 0 })
       }

@@ -16,7 +16,7 @@ describe('health', () => {
     expect((await s.get('/healthz')).body).toMatchObject({ status: 'ok' })
     const r = await s.get('/readyz')
     expect(r.status).toBe(200)
-    expect(r.body).toEqual({ status: 'ready', checks: { db: 'ok', storage: 'ok', jobs: 'ok', ipfs: 'ok' } })
+    expect(r.body).toEqual({ status: 'ready', checks: { db: 'ok', database: 'ok', storage: 'ok', jobs: 'ok', ipfs: 'ok' } })
   })
 
   test('request ids: generated, or echoed when the client sends a sane one', async () => {

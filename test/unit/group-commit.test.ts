@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { GroupCommitter } from '../../src/db/group-commit'
+import { SqliteTransactor } from '../../src/db/transactor'
 
 let dir: string
 let db: Database
@@ -19,7 +20,7 @@ beforeEach(() => {
   db.run('PRAGMA journal_mode = WAL')
   db.run('CREATE TABLE t (k TEXT PRIMARY KEY)')
   other = new Database(join(dir, 'g.db'), { readonly: true })
-  group = new GroupCommitter(db)
+  group = new GroupCommitter(new SqliteTransactor(db))
 })
 afterEach(() => {
   other.close()

@@ -10,7 +10,8 @@ import { startPostgres, type Postgres } from '../helpers/postgres'
 const pg: Postgres | null = await startPostgres()
 let db: PgConnection
 
-beforeAll(() => { if (pg) db = new PgConnection(pg.url, { timeoutMs: 1500, connectTimeoutS: 2 }) })
+// downForMs 0: asks again at once after a failure (the half-second pause is checked with \`wary\`)
+beforeAll(() => { if (pg) db = new PgConnection(pg.url, { timeoutMs: 1500, connectTimeoutS: 2, downForMs: 0 }) })
 afterAll(() => { db?.close(); pg?.cleanup() })
 
 describe.skipIf(!pg)('PgConnection', () => {
@@ -20,8 +21,11 @@ describe.skipIf(!pg)('PgConnection', () => {
     expect(db.query<{ id: string; n: number }>('SELECT id, n FROM t WHERE n >= $1 ORDER BY id', [1]).rows).toEqual([{ id: 'a', n: 1 }, { id: 'b', n: 2 }])
     expect(db.values('SELECT n, id FROM t ORDER BY n').rows).toEqual([[1, 'a'], [2, 'b']])
     expect(db.query('UPDATE t SET n = n + 1 WHERE n > $1', [0]).count).toBe(2)
-    // int8 comes back as text (exact), as Bun.sql gives it; the data layer maps it
-    expect(db.query<{ at: string | null }>('SELECT at FROM t ORDER BY id').rows).toEqual([{ at: '1700000000000' }, { at: null }])
+    // int8 and numeric come back as numbers, as SQLite's integers do (ids, ms timestamps, sums: within 2^53)
+    expect(db.query<{ at: number | null }>('SELECT at FROM t ORDER BY id').rows).toEqual([{ at: 1_700_000_000_000 }, { at: null }])
+    expect(db.values('SELECT count(*), sum(at) FROM t').rows).toEqual([[2, 1_700_000_000_000]])
+    // a number parameter is untyped text: PostgreSQL reads it as its place needs (1 into a boolean)
+    expect(db.query<{ b: boolean }>('SELECT $1::boolean AS b', [1]).rows).toEqual([{ b: true }])
   })
 
   test('a statement the server refuses throws PgError with its SQLSTATE; the connection goes on', () => {
@@ -50,11 +54,19 @@ describe.skipIf(!pg)('PgConnection', () => {
   })
 
   test('the database gone: DatabaseUnavailable within the timeout, never a hang; back: the next query reconnects', () => {
+    const wary = new PgConnection(pg!.url, { downForMs: 60_000 })
+    expect(wary.query('SELECT 1 AS one').rows).toEqual([{ one: 1 }])
     pg!.stop()
+    // once it found the database gone, it does not ask again for downForMs: every query fails at once
+    expect((() => { try { wary.query('SELECT 1') } catch (x) { return x } })()).toBeInstanceOf(DatabaseUnavailable)
+    const w0 = performance.now()
+    for (let i = 0; i < 5; i++) expect((() => { try { wary.query('SELECT 1') } catch (x) { return x } })()).toBeInstanceOf(DatabaseUnavailable)
+    expect(performance.now() - w0).toBeLessThan(50)
+    wary.close()
     const t0 = performance.now()
     const e = (() => { try { db.query('SELECT 1 AS one') } catch (x) { return x } })()
     expect(e).toBeInstanceOf(DatabaseUnavailable)
-    expect(performance.now() - t0).toBeLessThan(6000) // timeout 1.5 s + 1 s + connect 2 s at most
+    expect(performance.now() - t0).toBeLessThan(5000) // timeout 1.5 s + 0.5 s + connect 2 s at most
     const again = (() => { try { db.query('SELECT 1 AS one') } catch (x) { return x } })()
     expect(again).toBeInstanceOf(DatabaseUnavailable)
     pg!.start()

@@ -31,8 +31,10 @@ describe.skipIf(!pg)('PostgreSQL migrations', () => {
     const sqlite = new Database(':memory:')
     migrate(sqlite)
     const sqliteTables = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
-    const pgTables = conn!.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'taskgate_migrations' ORDER BY table_name").rows.map((r) => r.name)
+    // (the IPFS blocks, in ipfs.db on SQLite, are in the one database on PostgreSQL: migrations/pg/0003_ipfs_blocks.sql)
+    const pgTables = conn!.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'taskgate_migrations' AND table_name NOT LIKE 'ipfs\\_%' ORDER BY table_name").rows.map((r) => r.name)
     expect(pgTables).toEqual(sqliteTables)
+    expect(conn!.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_name LIKE 'ipfs\\_%' ORDER BY 1").rows.map((r) => r.name)).toEqual(['ipfs_blocks', 'ipfs_kv'])
     // columns by name (SQLite appends an added column; the derived tables list them as declared)
     const byName = (cols: (string | boolean)[][]) => cols.sort((x, y) => String(x[0]).localeCompare(String(y[0])))
     for (const t of sqliteTables) {
@@ -42,7 +44,7 @@ describe.skipIf(!pg)('PostgreSQL migrations', () => {
     }
     const sqliteIndexes = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name)
     const pgIndexes = conn!.query<{ name: string }>(`SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
-      WHERE n.nspname = 'public' AND NOT x.indisprimary ORDER BY i.relname COLLATE "C"`).rows.map((r) => r.name)
+      WHERE n.nspname = 'public' AND NOT x.indisprimary AND i.relname NOT LIKE 'ipfs\\_%' ORDER BY i.relname COLLATE "C"`).rows.map((r) => r.name)
     expect(pgIndexes).toEqual(sqliteIndexes)
     sqlite.close()
   })

@@ -7,10 +7,12 @@
 // does during a bun:sqlite statement.
 //
 // The server cancels a statement (or a lock wait) longer than `timeoutMs` (PgError 57014 or
-// 55P03). An answer that does not come a second after that (the server or the network gone) ends the
-// worker and its connection: PostgreSQL rolls back whatever transaction was open, and the call
-// throws DatabaseUnavailable. So does a connection that cannot be made or is lost. The next query
-// starts a new worker and connection. A statement the server refuses throws PgError with its SQLSTATE.
+// 55P03). An answer that does not come half a second after that (the server or the network gone)
+// ends the worker and its connection: PostgreSQL rolls back whatever transaction was open, and the
+// call throws DatabaseUnavailable. So does a connection that cannot be made or is lost. For the
+// next half second every query throws DatabaseUnavailable at once (requests queued behind a dead
+// database are answered, not each kept waiting in turn); the first one after it starts a new
+// worker and connection. A statement the server refuses throws PgError with its SQLSTATE.
 import { receiveMessageOnPort } from 'node:worker_threads'
 import { workerUrl } from '../../lib/worker-url'
 
@@ -26,10 +28,12 @@ export class PgError extends Error {
 export interface PgConnectionOptions {
   /** postgres://user:password@host:port/database */
   url: string
-  /** the server's statement and lock timeouts (default 2,000 ms); with no answer a second after it, the database is unavailable */
+  /** the server's statement and lock timeouts (default 1,000 ms); with no answer half a second after it, the database is unavailable */
   timeoutMs?: number
-  /** the longest connecting may take (default 2 s) */
+  /** the longest connecting may take (default 1 s) */
   connectTimeoutS?: number
+  /** after the database was found unreachable, how long every query fails at once without asking it (default 500 ms) */
+  downForMs?: number
 }
 
 export interface PgResult<Row> { rows: Row[]; count: number }
@@ -44,10 +48,33 @@ export class PgConnection {
   private connecting = false
   private readonly timeoutMs: number
   private readonly connectTimeoutS: number
+  private readonly downForMs: number
+  /** Until when (performance.now()) the database counts as unavailable without asking it. */
+  private downUntil = 0
+  /** Asks wait without a deadline (migrations at start; the server's timeouts are lifted meanwhile). */
+  private unboundedWait = false
 
   constructor(private readonly url: string, o: Omit<PgConnectionOptions, 'url'> = {}) {
-    this.timeoutMs = o.timeoutMs ?? 2000
-    this.connectTimeoutS = o.connectTimeoutS ?? 2
+    this.timeoutMs = o.timeoutMs ?? 1000
+    this.connectTimeoutS = o.connectTimeoutS ?? 1
+    this.downForMs = o.downForMs ?? 500
+  }
+
+  /**
+   * Runs `fn` with no statement or lock timeout and no deadline on the answers: for work that may
+   * take long and runs before any request (migrations at start).
+   */
+  unbounded<T>(fn: () => T): T {
+    this.query('SET statement_timeout = 0')
+    this.query('SET lock_timeout = 0')
+    this.unboundedWait = true
+    try { return fn() } finally {
+      this.unboundedWait = false
+      try {
+        this.query(`SET statement_timeout = ${this.timeoutMs}`)
+        this.query(`SET lock_timeout = ${this.timeoutMs}`)
+      } catch (e) { if (!(e instanceof DatabaseUnavailable)) throw e } // a new connection starts with them
+    }
   }
 
   /** Rows as objects keyed by column name. */
@@ -65,11 +92,12 @@ export class PgConnection {
   }
 
   private ask(text: string, params: unknown[], values: boolean): PgResult<unknown> {
+    if (performance.now() < this.downUntil) throw new DatabaseUnavailable('PostgreSQL unreachable (trying again shortly)')
     const port = this.port ?? this.start()
     port.postMessage({ text, params, values })
-    // The server cancels a statement or lock wait at timeoutMs; a second more covers its answer.
+    // The server cancels a statement or lock wait at timeoutMs; half a second more covers its answer.
     // The first query also waits for the worker to start and connect.
-    const wait = this.timeoutMs + 1000 + (this.connecting ? this.connectTimeoutS * 1000 : 0)
+    const wait = this.unboundedWait ? 2 ** 31 : this.timeoutMs + 500 + (this.connecting ? this.connectTimeoutS * 1000 : 0)
     this.connecting = false
     const deadline = performance.now() + wait
     for (;;) {
@@ -81,7 +109,7 @@ export class PgConnection {
       if (m) return this.result(m.message)
       const left = deadline - performance.now()
       if (left <= 0) {
-        this.close()
+        this.unavailable()
         throw new DatabaseUnavailable(`no answer from PostgreSQL within ${wait} ms`)
       }
       Atomics.wait(this.flag, 0, seen, left)
@@ -91,8 +119,14 @@ export class PgConnection {
   private result(a: Answer): PgResult<unknown> {
     if (!('error' in a)) return { rows: a.rows, count: a.count }
     if (a.error.sqlState) throw new PgError(a.error.message, a.error.sqlState)
-    this.close()
+    this.unavailable()
     throw new DatabaseUnavailable(`PostgreSQL unreachable: ${a.error.message}`)
+  }
+
+  /** Ends the connection and answers every query of the next `downForMs` (half a second) at once. */
+  private unavailable(): void {
+    this.close()
+    this.downUntil = performance.now() + this.downForMs
   }
 
   private start(): MessagePort {

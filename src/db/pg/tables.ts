@@ -9,8 +9,8 @@
 //   blob { mode: 'buffer' } and custom blob columns → bytea (the custom column's own encoding kept);
 //   tasks.verification (src/db/verification-column.ts: on SQLite its JSON stored encoded, as text
 //   or bytes, to save space; a PostgreSQL column has one type) → text holding the JSON.
-// Defaults (values, SQL such as '{}', $defaultFn), NOT NULL, primary keys, foreign keys and indexes
-// (partial ones with their WHERE) carry over as they are.
+// Defaults (values, SQL such as '{}', $defaultFn), NOT NULL, primary keys, foreign keys (with their
+// ON DELETE and ON UPDATE) and indexes (partial ones with their WHERE) carry over as they are.
 import { getTableColumns } from 'drizzle-orm'
 import { bigint, boolean, customType, doublePrecision, foreignKey, index, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn, type PgTableWithColumns } from 'drizzle-orm/pg-core'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
@@ -66,6 +66,22 @@ function columnFor(table: string, c: Column): Builder {
 
 export type PgTables = Record<string, PgTableWithColumns<any>>
 
+/**
+ * The schema's columns whose SQLite encoding PostgreSQL's column would not take (the verification
+ * record, encoded as bytes on SQLite, is JSON text here), each with its twin in `tables`, which
+ * encodes for PostgreSQL (src/db/pg/drizzle.ts swaps them in).
+ */
+export function pgEncoders(schema: Record<string, unknown>, tables: PgTables): Map<unknown, SQLiteColumn> {
+  const out = new Map<unknown, SQLiteColumn>()
+  for (const [key, pgTable] of Object.entries(tables)) {
+    const name = getTableConfig(schema[key] as SQLiteTable).name
+    for (const [col, c] of Object.entries(getTableColumns(schema[key] as SQLiteTable))) {
+      if (JSON_TEXT.has(`${name}.${c.name}`)) out.set(c, (pgTable as unknown as Record<string, SQLiteColumn>)[col]!)
+    }
+  }
+  return out
+}
+
 /** PostgreSQL tables for every SQLite table among `schema`'s exports, keyed by the same export names. */
 export function pgTablesFrom(schema: Record<string, unknown>): PgTables {
   const sqliteTables = Object.entries(schema).filter((e): e is [string, SQLiteTable] => {
@@ -85,7 +101,10 @@ export function pgTablesFrom(schema: Record<string, unknown>): PgTables {
         const ref = fk.reference()
         const target = derive(ref.foreignTable)
         const targetCols = ref.foreignColumns.map((fc) => target[Object.entries(getTableColumns(ref.foreignTable)).find(([, x]) => x === fc)![0]] as AnyPgColumn)
-        extra.push(foreignKey({ name: fk.getName(), columns: ref.columns.map(col) as [AnyPgColumn, ...AnyPgColumn[]], foreignColumns: targetCols as [AnyPgColumn, ...AnyPgColumn[]] }))
+        const key = foreignKey({ name: fk.getName(), columns: ref.columns.map(col) as [AnyPgColumn, ...AnyPgColumn[]], foreignColumns: targetCols as [AnyPgColumn, ...AnyPgColumn[]] })
+        if (fk.onDelete) key.onDelete(fk.onDelete)
+        if (fk.onUpdate) key.onUpdate(fk.onUpdate)
+        extra.push(key)
       }
       for (const i of cfg.indexes) {
         const c = i.config
