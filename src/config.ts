@@ -25,6 +25,8 @@ export const SETTINGS: Setting[] = [
   { key: 'dataDir', env: 'TASKGATE_DATA_DIR', flag: 'data-dir', kind: 'string', def: './data', doc: 'Data directory (database, IPFS blocks, keys).' },
   { key: 'database.url', env: 'TASKGATE_DATABASE_URL', kind: 'string', def: '', doc: 'PostgreSQL to run on instead of <dataDir>/taskgate.db (postgres://user:password@host:5432/database); replicas share it (docs/scale-out.md).' },
   { key: 'database.timeoutMs', env: 'TASKGATE_DATABASE_TIMEOUT_MS', kind: 'int', def: 1000, doc: 'PostgreSQL mode: the longest a statement or lock wait may take (503 DATABASE_BUSY); with no answer half a second later the database counts as unavailable (503 DATABASE_UNAVAILABLE).' },
+  { key: 'keysDir', env: 'TASKGATE_KEYS_DIR', kind: 'string', def: '', doc: 'Directory of the signing key, JWT secret and data key (default <dataDir>/keys); replicas of one PostgreSQL database share one (docs/scale-out.md).' },
+  { key: 'database.jobLeaseSeconds', env: 'TASKGATE_JOB_LEASE_SECONDS', kind: 'int', def: 30, doc: 'PostgreSQL mode: a replica whose heartbeat is older than this is dead, and the jobs it was running are claimed again by the others.' },
   { key: 'server.port', env: 'TASKGATE_PORT', flag: 'port', kind: 'int', def: 8787, doc: 'HTTP port (0 = pick a free one).' },
   { key: 'server.host', env: 'TASKGATE_HOST', flag: 'host', kind: 'string', def: '127.0.0.1', doc: 'Interface to listen on (0.0.0.0 for all).' },
   { key: 'server.publicUrl', env: 'TASKGATE_PUBLIC_URL', kind: 'string', def: '', doc: 'Base URL users reach the service at (default http://host:port).' },
@@ -99,6 +101,10 @@ export interface Config {
   databaseUrl: string
   /** PostgreSQL mode: statement and lock timeout (TASKGATE_DATABASE_TIMEOUT_MS). */
   databaseTimeoutMs: number
+  /** The keys (TASKGATE_KEYS_DIR; default <dataDir>/keys). */
+  keysDir: string
+  /** PostgreSQL mode: a replica's lease (TASKGATE_JOB_LEASE_SECONDS), in ms. */
+  jobLeaseMs: number
   port: number
   host: string
   publicUrl: string
@@ -240,6 +246,8 @@ export function loadConfig(flags: Record<string, string | true> = {}, env: Recor
     dataDir: flat.dataDir as string,
     databaseUrl,
     databaseTimeoutMs: Math.max(100, flat['database.timeoutMs'] as number),
+    keysDir: flat.keysDir ? resolve(flat.keysDir as string) : join(flat.dataDir as string, 'keys'),
+    jobLeaseMs: Math.max(1, flat['database.jobLeaseSeconds'] as number) * 1000,
     port,
     host: flat['server.host'] as string,
     publicUrl: (flat['server.publicUrl'] as string).replace(/\/+$/, ''),

@@ -36,7 +36,7 @@ function fail(msg: string): never {
 
 function offline(flags: Record<string, string | true>) {
   const config = loadConfig(flags)
-  const secrets = loadSecrets(config.dataDir, config.phase)
+  const secrets = loadSecrets(config.dataDir, config.phase, config.keysDir)
   const data = openDataLayer(config)
   const clock = new Clock(new MetaRepository(data.db))
   return { config, secrets, data, clock, operators: buildAccounts(data.db, clock, config, data.tx).operators }
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'migrate': {
       const config = loadConfig(flags)
-      loadSecrets(config.dataDir, config.phase)
+      loadSecrets(config.dataDir, config.phase, config.keysDir)
       const data = openDataLayer(config)
       process.stdout.write(`${data.applied} migration(s) applied to ${data.dialect === 'sqlite' ? resolve(config.dataDir, 'taskgate.db') : data.where}\n`)
       data.close()

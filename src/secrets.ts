@@ -1,6 +1,7 @@
-// Service secrets live in <dataDir>/keys/, created on first run with mode 0600.
-// They are read once at start and never logged.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+// Service secrets live in the keys directory (<dataDir>/keys/, or TASKGATE_KEYS_DIR, which the
+// replicas of one PostgreSQL database share), created on first run with mode 0600. They are read
+// once at start and never logged.
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { generatePrivateKey } from 'viem/accounts'
@@ -14,12 +15,24 @@ export interface Secrets {
   devWalletKey: `0x${string}` | null
 }
 
+/**
+ * The key at `path`, made now if there is none. Made whole or not at all: written under a name of
+ * its own, then linked into place, never over a key another process (a replica starting at the same
+ * moment) made meanwhile: then that one is read.
+ */
 function readOrCreate(path: string, make: () => string): string {
   if (existsSync(path)) return readFileSync(path, 'utf8').trim()
   const value = make()
-  writeFileSync(path, value + '\n', { mode: 0o600, flag: 'wx' })
-  chmodSync(path, 0o600)
-  return value
+  const tmp = `${path}.new-${process.pid}`
+  writeFileSync(tmp, value + '\n', { mode: 0o600 })
+  chmodSync(tmp, 0o600)
+  try {
+    linkSync(tmp, path)
+    return value
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'EEXIST') throw e
+    return readFileSync(path, 'utf8').trim()
+  } finally { rmSync(tmp, { force: true }) }
 }
 
 export function ensureDataDir(dataDir: string): void {
@@ -27,9 +40,9 @@ export function ensureDataDir(dataDir: string): void {
   mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 })
 }
 
-export function loadSecrets(dataDir: string, phase: 'testnet' | 'live' = 'testnet'): Secrets {
+export function loadSecrets(dataDir: string, phase: 'testnet' | 'live' = 'testnet', keys = join(dataDir, 'keys')): Secrets {
   ensureDataDir(dataDir)
-  const keys = join(dataDir, 'keys')
+  mkdirSync(keys, { recursive: true, mode: 0o700 })
   const jwtSecret = readOrCreate(join(keys, 'jwt.secret'), () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'))
   const signerKey = readOrCreate(join(keys, 'signer.key'), () => generatePrivateKey()) as `0x${string}`
   if (!/^0x[0-9a-fA-F]{64}$/.test(signerKey)) throw new Error(`${join(keys, 'signer.key')} is not a 32-byte hex private key`)

@@ -38,6 +38,8 @@ import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
 import { JobRunner } from './jobs/runner'
 import { JobRepository } from './jobs/repository'
+import { ReplicaRegistry, replicaId } from './jobs/replicas'
+import { ReplicaRepository } from './jobs/replica-repository'
 import { GroupCommitter } from './db/group-commit'
 import { StorageMonitor } from './db/storage'
 import { Checkpointer } from './db/checkpointer'
@@ -160,7 +162,7 @@ export interface Services {
 }
 
 export async function buildServices(config: Config, log: Logger): Promise<Services> {
-  const secrets = loadSecrets(config.dataDir, config.phase)
+  const secrets = loadSecrets(config.dataDir, config.phase, config.keysDir)
   // Built before the databases open: on a full disk it frees its reserve so they can (src/db/storage.ts).
   const storage = new StorageMonitor({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs })
   const data = openDataLayer(config)
@@ -180,7 +182,9 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   // Built in dependency order, each from exactly what it uses. What needs the pipeline or the tasks,
   // built further down, reaches them inside a closure, which runs only once the server runs.
   const group = new GroupCommitter(tx)
-  const jobs = new JobRunner(new JobRepository(db), tx, clock, log, 64, group)
+  // PostgreSQL mode: this process is one replica of the database's (src/jobs/replicas.ts)
+  const replica = data.dialect === 'postgres' ? new ReplicaRegistry(replicaId(config.dataDir), new ReplicaRepository(db), config.jobLeaseMs, log) : null
+  const jobs = new JobRunner(new JobRepository(db), tx, clock, log, 64, group, replica)
   const agents = new AgentService(new AgentRepository(db), tx, clock, keys, compute.modelExists)
   // One task in flight (the one signing) or none: both cores are free for its two signatures.
   const signer = new Signer(secrets.signerKey, signerSince, CHAIN_IDS[config.phase], () => jobs.running <= 1)
@@ -201,7 +205,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const overflow = new OverflowQueue(computeRepo, tx, clock, log, compute, (job, outcome) => {
     if (job.taskId) return pipeline.resumeFromCompute(job.taskId, outcome)
     if (outcome.error) tx.write(() => ledger.refund(job.operatorId, `compute:${job.id}`, 'compute_refund'))
-  })
+  }, replica ? 2 * config.providerTimeoutMs + config.jobLeaseMs : null) // replicas: a running job older than two provider calls and the lease is a dead replica's
   const guardrailRepo = new GuardrailRepository(db)
   const guardrails = new GuardrailStore(guardrailRepo, tx, clock, jobs, secrets.dataKey, costOf)
   // Turning the kill-switch on stops queued compute jobs (refunded, or their task failed) and held or queued tasks.

@@ -2,6 +2,7 @@
 // checks, is read through a read cache that only writes to its own columns clear.
 import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm'
 import type { Db } from '../db'
+import { isPostgres } from '../db/dialect'
 import { readCacheOn, type RowCache } from '../db/read-cache'
 import { agents } from '../db/schema'
 import type { Metrics } from './fingerprint'
@@ -40,6 +41,12 @@ export class AgentRepository {
     this.identities = readCacheOn(db, [{ table: 'agents', columns: Object.values(IDENTITY).map((c) => c.name), as: 'agents_identity' }])
     this.q = preparedOnUse({
       byId: () => db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
+      // PostgreSQL: the row locked until the transaction ends, so replicas extending one agent's chain
+      // take turns (SQLite's write transaction holds the whole database already).
+      byIdLocked: () => {
+        const q = db.select().from(agents).where(eq(agents.id, p('id')))
+        return (isPostgres(db) ? (q as unknown as { for(strength: 'update'): typeof q }).for('update') : q).prepare()
+      },
       identity: () => db.select(IDENTITY).from(agents).where(eq(agents.id, p('id'))).prepare(),
       withTasks: () => db.select().from(agents).where(or(gt(agents.totalTasks, 0), gt(agents.failedTasks, 0))).prepare(),
       activeCount: () => db.select({ n: count() }).from(agents).where(and(eq(agents.operatorId, p('operatorId')), eq(agents.status, 'ACTIVE'))).prepare(),
@@ -57,6 +64,8 @@ export class AgentRepository {
   }
 
   byId(id: string): AgentRow | null { return (this.q.byId.get({ id }) as AgentRow | undefined) ?? null }
+  /** The row, locked for the rest of the write transaction on PostgreSQL. */
+  byIdLocked(id: string): AgentRow | null { return (this.q.byIdLocked.get({ id }) as AgentRow | undefined) ?? null }
 
   /** The agent's identity, frozen, read through the cache (src/db/read-cache.ts). */
   identity(id: string): AgentIdentity | null {

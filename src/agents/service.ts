@@ -23,6 +23,8 @@ export class AgentService {
   ) {}
 
   byId(id: string): AgentRow | null { return this.repo.byId(id) }
+  /** The row, locked until the write transaction ends (PostgreSQL; replicas finishing tasks of one agent take turns). */
+  byIdLocked(id: string): AgentRow | null { return this.repo.byIdLocked(id) }
 
   /** Every agent that has finished or failed at least one task (the leaderboard's candidates). */
   withTasks(): AgentRow[] { return this.repo.withTasks() }

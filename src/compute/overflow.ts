@@ -2,6 +2,10 @@
 // operator and model (a job never waits behind one for another, saturated model) and round-robin
 // across operators as capacity frees up. Each job has an event log
 // (queued, running, completed | failed) that the SSE status stream replays and follows.
+//
+// A job left running by a process that stopped goes back to the queue: at start on SQLite (one
+// process); with replicas on PostgreSQL (`staleAfterMs`), a running job older than a provider call
+// can take plus the lease is one whose replica died, whichever replica finds it.
 import type { Clock } from '../clock'
 import { conflict, notFound } from '../http/errors'
 import { eventStream, type StreamGuard } from '../http/sse'
@@ -39,7 +43,11 @@ export class OverflowQueue {
   /** The streams of queued jobs whose door streams (CompletionRequest.onDelta), by job id: in memory only, so a restart runs them unstreamed. */
   private streams = new Map<string, (text: string) => void>()
 
-  constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook) {
+  /** Replicas: when running jobs were last checked for a dead replica's. */
+  private staleCheckedAt = 0
+
+  constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private compute: ComputeService, private onDone: JobDoneHook,
+    private staleAfterMs: number | null = null) {
     compute.onCapacity(() => this.pump())
   }
 
@@ -68,7 +76,7 @@ export class OverflowQueue {
     if (this.storage?.full) return
     if (!this.startupDone) {
       try {
-        const n = this.repo.recover()
+        const n = this.staleAfterMs === null ? this.repo.recover() : this.repo.recover(this.clock.now() - this.staleAfterMs)
         this.maybeQueued = true
         if (n) this.log.warn({ recovered: n }, 'compute jobs re-queued after restart')
         this.startupDone = true
@@ -79,10 +87,22 @@ export class OverflowQueue {
         return
       }
     }
+    if (this.staleAfterMs !== null && Date.now() - this.staleCheckedAt >= this.staleAfterMs / 3) this.requeueStale()
     const stalled = this.stalled
     this.stalled = []
     for (const step of stalled) this.track(this.attempt(step))
     this.pump()
+  }
+
+  /** Replicas: running jobs a dead replica left (older than staleAfterMs) back to the queue. */
+  private requeueStale(): void {
+    this.staleCheckedAt = Date.now()
+    try {
+      const n = this.repo.recover(this.clock.now() - this.staleAfterMs!)
+      if (n) { this.maybeQueued = true; this.log.warn({ recovered: n }, 'compute jobs of a replica that stopped answering re-queued') }
+    } catch (e) {
+      if (!isStorageUnavailable(e)) throw e
+    }
   }
 
   /**

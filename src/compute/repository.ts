@@ -1,6 +1,6 @@
 // The compute tables: providers and their pool keys, the models' prices (model_prices), the
 // overflow queue's jobs (compute_jobs) and their event logs (compute_job_events).
-import { and, asc, count, eq, gt, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db'
 import { computeJobEvents as ev, computeJobs as j, modelPrices, providerKeys, providers } from '../db/schema'
 import { changes, prepareSql, setTo, preparedOnUse } from '../db/sql'
@@ -68,6 +68,7 @@ export class ComputeRepository {
         .where(eq(j.id, p('id'))).prepare(),
       events: () => db.select({ id: ev.id, event: ev.event, data: sql<string>`${ev.data}` }).from(ev).where(and(eq(ev.jobId, p('jobId')), gt(ev.id, p('after')))).orderBy(asc(ev.id)).prepare(),
       recover: () => db.update(j).set({ status: 'queued', startedAt: null }).where(eq(j.status, 'running')).prepare(),
+      recoverStartedBefore: () => db.update(j).set({ status: 'queued', startedAt: null }).where(and(eq(j.status, 'running'), lt(j.startedAt, p('before')))).prepare(),
       cancelQueued: () => db.update(j).set({ status: 'failed', errorCode: setTo('code'), errorMessage: setTo('message'), finishedAt: setTo('now') })
         .where(and(eq(j.operatorId, p('operatorId')), queued)).returning({ id: j.id, taskId: j.taskId }).prepare(),
       cancelJob: () => db.update(j).set({ status: 'failed', errorCode: setTo('code'), errorMessage: setTo('message'), finishedAt: setTo('now') })
@@ -115,7 +116,8 @@ export class ComputeRepository {
   /** A job's events after `after`, oldest first (`data` as JSON text). */
   events(jobId: string, after: number): EventRow[] { return this.q.events.all({ jobId, after }) }
   /** Jobs a stopped process left running, queued again; returns how many. */
-  recover(): number { return changes(this.q.recover.run()) }
+  /** Running jobs back to the queue: all of them, or those started before `before`. Returns how many. */
+  recover(before?: number): number { return changes(before === undefined ? this.q.recover.run() : this.q.recoverStartedBefore.run({ before })) }
   /** Fails every queued job of the operator and returns them. */
   cancelQueued(operatorId: string, code: string, message: string, now: number): { id: string; taskId: string | null }[] {
     return this.q.cancelQueued.all({ operatorId, code, message, now })

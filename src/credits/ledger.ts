@@ -36,13 +36,16 @@ export class Ledger {
   }
 
   /**
+   * Every move reads the balance locked (PostgreSQL: FOR UPDATE; SQLite's write lock does it) and
+   * sets it from what it read, in the caller's transaction.
+   *
    * Takes `amount` credits (allocation first, then purchased). Must be called inside a
    * transaction when it has to commit together with other writes. Idempotent by `ref`: a
    * second call with the same ref changes nothing and returns false.
    */
   debit(operatorId: string, amount: number, reason: string, ref: string, taskId: string | null = null): boolean {
+    const b = this.repo.balanceLocked(operatorId) // first: the ref check below then sees a concurrent move's entry
     if (this.repo.entryByRef(ref)) return false
-    const b = this.balance(operatorId)
     const total = b ? totalOf(b) : 0
     if (!b || total < amount) throw new InsufficientCredits(amount, total)
     const fromAlloc = Math.min(b.allocationBalance, amount)
@@ -57,8 +60,8 @@ export class Ledger {
   /** Adds purchased or granted credits (they carry over monthly resets). Idempotent by ref. */
   credit(operatorId: string, amount: number, reason: string, ref: string, taskId: string | null = null): boolean {
     if (!Number.isInteger(amount) || amount <= 0) throw new ProblemError(400, 'INVALID_AMOUNT', 'amount must be a positive integer')
+    const b = this.repo.balanceLocked(operatorId)
     if (this.repo.entryByRef(ref)) return false
-    const b = this.balance(operatorId)
     if (!b) throw new ProblemError(404, 'NOT_FOUND', 'credit account not found')
     this.repo.setBalances(operatorId, b.allocationBalance, b.purchasedBalance + amount)
     this.entry(operatorId, amount, totalOf(b) + amount, 'purchased', reason, taskId, ref, null)
@@ -70,8 +73,8 @@ export class Ledger {
    * does not carry over; purchased credits are untouched). Idempotent by ref.
    */
   refill(operatorId: string, allocation: number, ref: string): boolean {
+    const b = this.repo.balanceLocked(operatorId)
     if (this.repo.entryByRef(ref)) return false
-    const b = this.balance(operatorId)
     if (!b) { this.open(operatorId, allocation); return true }
     const delta = allocation - b.allocationBalance
     this.repo.refill(operatorId, allocation, this.clock.now())
@@ -97,9 +100,9 @@ export class Ledger {
    * from_allocation) count by their bucket label.
    */
   refund(operatorId: string, debitRef: string, reason: string, taskId: string | null = null): boolean {
+    const b = this.repo.balanceLocked(operatorId)!
     const debit = this.repo.entryByRef(debitRef)
     if (!debit || this.repo.entryByRef(`refund:${debitRef}`)) return false
-    const b = this.balance(operatorId)!
     const amount = -debit.delta
     const toAlloc = Math.min(amount, debit.fromAllocation ?? (debit.bucket === 'allocation' ? amount : 0))
     const toPurchased = amount - toAlloc

@@ -1,6 +1,7 @@
 // The credit ledger's tables (docs/architecture.md, "Data layer"): a balance row per operator and
 // the append-only ledger entries; and the month's task figures of the credits dashboard.
 import { and, asc, count, desc, eq, gt, gte, lt, ne, sql } from 'drizzle-orm'
+import { isPostgres } from '../db/dialect'
 import type { Db } from '../db'
 import { creditBalances, ledgerEntries, tasks } from '../db/schema'
 import { preparedOnUse, setTo } from '../db/sql'
@@ -27,6 +28,11 @@ export class CreditsRepository {
     const e = ledgerEntries
     this.q = preparedOnUse({
       balance: () => db.select().from(b).where(eq(b.operatorId, p('operatorId'))).prepare(),
+      // PostgreSQL: locked until the transaction ends, so concurrent moves (replicas) read and set it in turn
+      balanceLocked: () => {
+        const q = db.select().from(b).where(eq(b.operatorId, p('operatorId')))
+        return (isPostgres(db) ? (q as unknown as { for(strength: 'update'): typeof q }).for('update') : q).prepare()
+      },
       open: () => db.insert(b).values({ operatorId: p('operatorId'), allocationBalance: p('allocation'), purchasedBalance: 0, monthlyAllocation: p('allocation'), lastResetAt: p('now') })
         .onConflictDoNothing({ target: b.operatorId }).returning({ operatorId: b.operatorId }).prepare(),
       set: () => db.update(b).set({ allocationBalance: setTo('allocation'), purchasedBalance: setTo('purchased') }).where(eq(b.operatorId, p('operatorId'))).prepare(),
@@ -50,6 +56,8 @@ export class CreditsRepository {
   }
 
   balance(operatorId: string): Balance | null { return this.q.balance.get({ operatorId }) ?? null }
+  /** The balance row, locked for the rest of the write transaction on PostgreSQL (SQLite's write lock covers it). */
+  balanceLocked(operatorId: string): Balance | null { return this.q.balanceLocked.get({ operatorId }) ?? null }
 
   /** Opens the account unless it exists; whether it was opened. */
   open(operatorId: string, allocation: number, now: number): boolean { return this.q.open.get({ operatorId, allocation, now }) !== undefined }

@@ -46,6 +46,13 @@ export const apiKeys = sqliteTable('api_keys', {
 ])
 
 // Durable jobs: the pipeline runner and the scheduler claim rows from here.
+/** PostgreSQL mode: the processes serving the database, each with its heartbeat (src/jobs/replicas.ts). */
+export const replicas = sqliteTable('replicas', {
+  id: text('id').primaryKey(),
+  startedAt: integer('started_at').notNull(),
+  heartbeatAt: integer('heartbeat_at').notNull(),
+})
+
 export const jobs = sqliteTable('jobs', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   kind: text('kind').notNull(),
@@ -58,6 +65,8 @@ export const jobs = sqliteTable('jobs', {
   dedupeKey: text('dedupe_key'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
+  /** PostgreSQL mode: the replica running it (src/jobs/replicas.ts); null on SQLite, where one process runs them all. */
+  owner: text('owner'),
 }, (t) => [
   index('jobs_due_idx').on(t.status, t.runAt),
   // only one *pending* job per dedupe key: a running job may schedule its own next run

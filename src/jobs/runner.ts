@@ -12,18 +12,30 @@
 // outcome cannot be written, is parked in memory (its row stays 'running') and runs again, as
 // the same attempt, once the storage monitor says space is back; nothing is claimed meanwhile.
 // After a restart such a row is recovered like any other interrupted job.
+//
+// PostgreSQL mode with replicas (a ReplicaRegistry given; docs/scale-out.md, "Replicas"): a claim
+// records its replica (`owner`), due jobs are claimed with FOR UPDATE SKIP LOCKED, and the jobs of
+// a replica whose heartbeat is older than the lease go back to pending — checked at every heartbeat
+// by every replica, not only at start. Every job has a row (no enqueueInline: work that ran without
+// one could not be told from work a live replica runs), and a parked job runs again only if its row
+// is still this replica's.
 import type { Clock } from '../clock'
 import type { Logger } from '../log'
 import type { GroupCommitter } from '../db/group-commit'
 import type { Transactor } from '../db/transactor'
 import type { JobRepository, JobRow } from './repository'
+import type { ReplicaRegistry } from './replicas'
 
 export type { JobRow }
 import { isStorageUnavailable, type StorageMonitor } from '../db/storage'
 
 export type JobHandler = (payload: any, job: JobRow) => void | Promise<void>
 
-export interface EnqueueOptions { runAt?: number; dedupeKey?: string; maxAttempts?: number }
+export interface EnqueueOptions {
+  runAt?: number; dedupeKey?: string; maxAttempts?: number
+  /** Not even when a job of the key is running (resuming interrupted work at start: a live replica may be running it). */
+  unlessRunning?: boolean
+}
 
 /**
  * A job without a row (negative id): started only if `committed()` holds once its transaction is
@@ -59,7 +71,8 @@ export class JobRunner {
   /** Run by start-up right after the interrupted rows are recovered, before anything is claimed (addStartupHook). */
   private startupHooks: (() => void)[] = []
 
-  constructor(private repo: JobRepository, private tx: Transactor, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null) {
+  constructor(private repo: JobRepository, private tx: Transactor, private clock: Clock, private log: Logger, private concurrency = 64, private group: GroupCommitter | null = null,
+    private replica: ReplicaRegistry | null = null) {
     this.register('jobs.prune', () => {
       const removed = this.repo.prune(this.clock.now() - 7 * 86_400_000)
       if (removed) this.log.info({ removed }, 'pruned finished jobs')
@@ -88,9 +101,10 @@ export class JobRunner {
     const runAt = o.runAt ?? now
     const maxAttempts = o.maxAttempts ?? 5
     const dedupeKey = o.dedupeKey ?? null
+    if (o.unlessRunning && dedupeKey !== null && this.repo.hasActive(dedupeKey)) return null
     if (runAt <= now && this.startupDone && !this.storage?.full && this.inflight.size + this.ready.length < this.concurrency) {
       if (dedupeKey !== null && this.repo.hasPending(dedupeKey)) return null // only a pending job holds its key
-      const id = this.repo.insertRunning({ kind, payload: json, runAt, maxAttempts, dedupeKey, now })
+      const id = this.repo.insertRunning({ kind, payload: json, runAt, maxAttempts, dedupeKey, now }, this.replica?.id ?? null)
       this.ready.push({ id, kind, payload: json, status: 'running', runAt, attempts: 0, maxAttempts })
       if (this.ready.length === 1) queueMicrotask(() => this.startReady())
       return id
@@ -108,7 +122,7 @@ export class JobRunner {
    * full): enqueue() it instead.
    */
   enqueueInline(kind: string, payload: unknown, o: Omit<EnqueueOptions, 'runAt'> & { committed: () => boolean; abandoned?: () => void }): boolean {
-    if (!this.timer || !this.startupDone || this.storage?.full || this.inflight.size + this.ready.length >= this.concurrency) return false
+    if (this.replica || !this.timer || !this.startupDone || this.storage?.full || this.inflight.size + this.ready.length >= this.concurrency) return false
     const job: InlineJob = {
       id: --this.inlineSeq, kind, payload: JSON.stringify(payload), status: 'running', runAt: this.clock.now(), attempts: 0,
       maxAttempts: o.maxAttempts ?? 5, dedupeKey: o.dedupeKey ?? null, committed: o.committed, abandoned: o.abandoned,
@@ -174,6 +188,8 @@ export class JobRunner {
       this.offRecovered = storage.onRecovered(() => void this.drain())
     }
     this.startupDone = false
+    // Every heartbeat: the jobs of replicas gone silent are pending again, and this one may claim them.
+    this.replica?.start(() => { if (this.recoverOrphans()) void this.drain() })
     this.startup()
     this.unsubscribe = this.clock.onAdvance(() => this.drain())
     this.timer = setInterval(() => void this.drain(), pollMs)
@@ -186,7 +202,7 @@ export class JobRunner {
     if (this.startupDone) return true
     try {
       this.tx.write(() => {
-        const recovered = this.repo.recover(this.clock.now())
+        const recovered = this.replica ? this.repo.recoverOrphans(this.clock.now(), this.replica.liveSince(), this.replica.id) : this.repo.recover(this.clock.now())
         if (recovered) this.log.warn({ recovered }, 'resuming jobs that were running when the process stopped')
         for (const hook of this.startupHooks) hook()
       })
@@ -205,8 +221,22 @@ export class JobRunner {
     this.timer = undefined
     this.unsubscribe?.()
     this.offRecovered?.()
-    this.parked = [] // their rows stay 'running': the next start recovers them
+    this.parked = [] // their rows stay 'running': the next start (or, with replicas, another replica) recovers them
     await Promise.allSettled([...this.inflight.values()])
+    this.replica?.stop()
+  }
+
+  /** Replicas: the running jobs of replicas gone silent back to pending; how many. */
+  private recoverOrphans(): number {
+    if (!this.replica || !this.startupDone) return 0
+    try {
+      const n = this.repo.recoverOrphans(this.clock.now(), this.replica.liveSince())
+      if (n) this.log.warn({ recovered: n }, 'claiming again the jobs of a replica that stopped answering')
+      return n
+    } catch (e) {
+      if (!isStorageUnavailable(e)) throw e
+      return 0
+    }
   }
 
   /** True when the runner has looked for work within the last few seconds. */
@@ -231,7 +261,12 @@ export class JobRunner {
     if (this.pumping || !this.startupDone || this.storage?.full) return
     this.pumping = true
     try {
-      while (this.inflight.size < this.concurrency) {
+      while (this.replica && this.inflight.size < this.concurrency) {
+        const claimed = this.repo.claimDue(this.clock.now(), this.concurrency - this.inflight.size, this.replica.id)
+        for (const job of claimed) this.launch(job)
+        if (claimed.length === 0) break
+      }
+      while (!this.replica && this.inflight.size < this.concurrency) {
         const due = this.repo.due(this.clock.now(), this.concurrency - this.inflight.size)
         if (due.length === 0) break
         let started = 0
@@ -318,7 +353,11 @@ export class JobRunner {
     if (this.parked.length === 0) return
     const parked = this.parked
     this.parked = []
-    for (const p of parked) this.launch(p.job, p.run)
+    for (const p of parked) {
+      // Replicas: a job parked for longer than the lease may have been claimed again by another.
+      if (this.replica && !isInline(p.job) && !this.repo.isMine(p.job.id, this.replica.id)) continue
+      this.launch(p.job, p.run)
+    }
   }
 
   private storageFull(error: unknown): void {

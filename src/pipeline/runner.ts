@@ -140,7 +140,7 @@ export class PipelineRunner {
    */
   resumeUnfinished(): void {
     const ids = this.tasks.processingIds()
-    for (const id of ids) this.d.jobs.enqueue('task.run', { taskId: id }, { dedupeKey: `task:${id}`, maxAttempts: 10 })
+    for (const id of ids) this.d.jobs.enqueue('task.run', { taskId: id }, { dedupeKey: `task:${id}`, maxAttempts: 10, unlessRunning: true })
     if (ids.length) this.d.log.warn({ tasks: ids.length }, 'resuming tasks that were running when the process stopped')
   }
 

@@ -36,7 +36,7 @@ export interface StageDeps {
   verificationThreshold: number
   ipfs: Pick<IpfsNode, 'putJson' | 'addJson'>
   chainTips: Pick<ChainTips, 'extend'>
-  agents: Pick<AgentService, 'byId' | 'trust'>
+  agents: Pick<AgentService, 'byId' | 'byIdLocked' | 'trust'>
   pioneer: Pick<PioneerService, 'award'>
   /** Pioneer points for a completed task, and for an agent reaching TRUSTED. */
   pioneerPoints: { task: number; trustedLevel: number }

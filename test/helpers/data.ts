@@ -28,8 +28,8 @@ export interface TestDb {
 const pgParams = (text: string) => { let n = 0; return text.replace(/\?(\d+)?/g, (_, d) => `$${d ?? ++n}`) }
 
 /** A connection to the data dir's database: `file` is taskgate.db (the default) or ipfs.db (on PostgreSQL, both are the one database). */
-export async function openTestDb(dataDir: string, o: { file?: 'taskgate.db' | 'ipfs.db'; readonly?: boolean } = {}): Promise<TestDb> {
-  if (!TEST_POSTGRES) {
+export async function openTestDb(dataDir: string, o: { file?: 'taskgate.db' | 'ipfs.db'; readonly?: boolean; /** a PostgreSQL database of the test's own */ url?: string } = {}): Promise<TestDb> {
+  if (!TEST_POSTGRES && !o.url) {
     const db = new Database(join(dataDir, o.file ?? 'taskgate.db'), o.readonly ? { readonly: true } : {})
     return {
       dialect: 'sqlite',
@@ -40,7 +40,7 @@ export async function openTestDb(dataDir: string, o: { file?: 'taskgate.db' | 'i
       close: () => db.close(),
     }
   }
-  const conn = new PgConnection(await databaseFor(dataDir))
+  const conn = new PgConnection(o.url ?? await databaseFor(dataDir))
   const run = (text: string, a: unknown[]) => conn.query<Row>(pgParams(text), a.map((v) => (typeof v === 'boolean' ? Number(v) : v)))
   return {
     dialect: 'postgres',

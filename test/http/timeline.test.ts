@@ -105,6 +105,9 @@ describe.skipIf(TEST_POSTGRES !== null)('upgrade from events in task_events (mig
         db.run('ALTER TABLE webhook_deliveries DROP COLUMN push_config_id')
         // ... and 0019's key position
         db.run('ALTER TABLE provider_keys DROP COLUMN position')
+        // ... and 0020's replicas and job owner
+        db.run('DROP TABLE replicas')
+        db.run('ALTER TABLE jobs DROP COLUMN owner')
         db.run('DELETE FROM __drizzle_migrations WHERE created_at >= ?1', [journalEntries.find((e) => e.tag === '0013_task_timeline')!.when])
       })()
     } finally { db.close() }

@@ -6,6 +6,7 @@ import m0001 from '../../../migrations/pg/0001_counters.sql' with { type: 'text'
 import m0002 from '../../../migrations/pg/0002_seed.sql' with { type: 'text' }
 import m0003 from '../../../migrations/pg/0003_ipfs_blocks.sql' with { type: 'text' }
 import m0004 from '../../../migrations/pg/0004_key_position.sql' with { type: 'text' }
+import m0005 from '../../../migrations/pg/0005_replicas.sql' with { type: 'text' }
 
 export const PG_MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: '0000_init', sql: m0000 },
@@ -13,4 +14,5 @@ export const PG_MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: '0002_seed', sql: m0002 },
   { tag: '0003_ipfs_blocks', sql: m0003 },
   { tag: '0004_key_position', sql: m0004 },
+  { tag: '0005_replicas', sql: m0005 },
 ]

@@ -20,7 +20,7 @@ export const fingerprint: Stage = {
       patch: { stateRoot: root },
       detail: { leaf },
       apply: () => {
-        const a = agents.byId(agent.id)!
+        const a = agents.byIdLocked(agent.id)! // replicas: one at a time per agent, so the check below holds until the commit
         if (a.stateRoot !== prev) throw new ChainMoved(agent.id)
         const metrics = observe(a.metrics, {
           latencyMs: task.latencyMs ?? 0, outputSize: (task.output ?? '').length, verificationScore: task.verificationScore ?? 0,
