@@ -26,7 +26,7 @@ export interface paths {
         };
         /**
          * Readiness: database, storage, IPFS node and job runner
-         * @description Each check is a fixed word: `db` ok | unavailable, `storage` ok | full (writes answer 507 STORAGE_FULL until space is freed), `jobs` ok | not running, `ipfs` ok | unavailable.
+         * @description Each check is a fixed word: `db` ok | unavailable (and `database` ok | unreachable, the same check), `storage` ok | full (writes answer 507 STORAGE_FULL until space is freed), `jobs` ok | not running, `ipfs` ok | unavailable.
          */
         get: operations["getReadyz"];
         put?: never;
@@ -1693,6 +1693,11 @@ export interface operations {
                         checks: {
                             /** @enum {string} */
                             db: "ok" | "unavailable";
+                            /**
+                             * @description the same check in the words of the scale-out docs (docs/scale-out.md)
+                             * @enum {string}
+                             */
+                            database: "ok" | "unreachable";
                             /** @enum {string} */
                             storage: "ok" | "full";
                             /** @enum {string} */
@@ -1718,6 +1723,11 @@ export interface operations {
                         checks: {
                             /** @enum {string} */
                             db: "ok" | "unavailable";
+                            /**
+                             * @description the same check in the words of the scale-out docs (docs/scale-out.md)
+                             * @enum {string}
+                             */
+                            database: "ok" | "unreachable";
                             /** @enum {string} */
                             storage: "ok" | "full";
                             /** @enum {string} */
