@@ -14,8 +14,9 @@ COPY ui ./ui
 RUN npm run build && ./dist/taskgate version
 
 FROM debian:bookworm-slim
+# /keys: where replicas mount their shared keys (TASKGATE_KEYS_DIR; deploy/compose.yaml)
 RUN useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin taskgate \
- && mkdir -p /data && chown taskgate:taskgate /data
+ && mkdir -p /data /keys && chown taskgate:taskgate /data /keys
 COPY --from=build /src/dist/taskgate /usr/local/bin/taskgate
 USER taskgate
 ENV TASKGATE_DATA_DIR=/data \

@@ -37,7 +37,6 @@ function readOrCreate(path: string, make: () => string): string {
 
 export function ensureDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 })
 }
 
 export function loadSecrets(dataDir: string, phase: 'testnet' | 'live' = 'testnet', keys = join(dataDir, 'keys')): Secrets {

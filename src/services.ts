@@ -36,6 +36,8 @@ import { openDataLayer, type DataLayer } from './db/layer'
 import { MetaRepository } from './db/meta'
 import { Authenticator } from './http/auth'
 import { HttpMetrics } from './http/metrics'
+import { MemoryWindows, type WindowStore } from './http/ratelimit'
+import { DbWindows, RateWindowRepository } from './http/rate-windows'
 import { JobRunner } from './jobs/runner'
 import { JobRepository } from './jobs/repository'
 import { ReplicaRegistry, replicaId } from './jobs/replicas'
@@ -97,6 +99,8 @@ export interface Services {
   /** Shared group commit for hot-path writes (pipeline stages, job completion). */
   group: GroupCommitter
   metrics: HttpMetrics
+  /** Where a rate limiter keeps its counts, by its name: memory on SQLite, the database (shared by the replicas) on PostgreSQL. */
+  rateWindows: (name: string) => WindowStore
   /** Whether the disk is full (writes answer 507 STORAGE_FULL; /readyz reports it). */
   storage: StorageMonitor
   /** Background checkpoints of both databases (started by the server; the `taskgate_checkpoint_worker` gauge). */
@@ -174,8 +178,10 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const tokens = await TokenService.create(secrets.jwtSecret, clock, config.tokenTtlSeconds)
   let port = config.port
   const baseUrl = () => config.publicUrl || `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`
+  const rateWindowRepo = new RateWindowRepository(db)
+  const rateWindows = (name: string): WindowStore => (data.dialect === 'postgres' ? new DbWindows(name, rateWindowRepo, tx) : new MemoryWindows())
   const computeRepo = new ComputeRepository(db)
-  const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey)
+  const compute = new ComputeService(computeRepo, tx, clock, log, config.providerTimeoutMs, secrets.dataKey, rateWindows('provider-keys'))
   const prices = new PriceTable(computeRepo, clock)
   const ipfs = await IpfsNode.open(config.dataDir, log, data.sqlite ? undefined : { db, tx })
   const signerSince = meta.get('signer.since') ?? (() => { const v = new Date(clock.now()).toISOString(); meta.insert('signer.since', v); return v })()
@@ -198,7 +204,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   const tos = new TosService(new TosRepository(db), tx, clock, signer, ipfs, taskStore, config.tosRequired)
   const compliance = new ComplianceService(new ComplianceRepository(db), clock, signer, ipfs, jobs, operators, log)
   const credits = new CreditService(new CreditsRepository(db), tx, clock, ledger, jobs, operators, agents, config.monthlyCredits, log)
-  const auth = new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs })
+  const auth = new Authenticator(tokens, operators, keys, clock, { bearerRpm: config.bearerRpm, streamCheckMs: config.sseAuthCheckMs, windows: rateWindows('requests') })
   // Forged payment signatures count in the request limiter, per client address.
   const x402 = new X402Gate(money, tx, clock, config.x402, signer, ledger, usdc, auth.limiter)
   const faucet = new Faucet(money, tx, clock, config, usdc, x402, wallet, secrets.devWalletKey)
@@ -296,7 +302,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Servic
   // What the route modules, the server and the command line see (nothing else receives it).
   const s: Services = {
     config, secrets, log, data, db, clock, operators, keys, tokens,
-    auth,
+    auth, rateWindows,
     group, jobs,
     metrics: new HttpMetrics(),
     storage,

@@ -2,7 +2,7 @@
 // retry on another key, timeouts) and the overflow queue for work that finds the pool full.
 import type { Clock } from '../clock'
 import { conflict, notFound, ProblemError } from '../http/errors'
-import { SlidingWindowLimiter } from '../http/ratelimit'
+import { MemoryWindows, SlidingWindowLimiter, type WindowStore } from '../http/ratelimit'
 import { newId } from '../lib/ids'
 import type { Logger } from '../log'
 import { seal, unseal } from '../secrets'
@@ -41,8 +41,9 @@ export class ComputeService {
   private limiter: SlidingWindowLimiter
   private capacityListeners = new Set<() => void>()
 
-  constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private timeoutMs: number, private dataKey: Buffer) {
-    this.limiter = new SlidingWindowLimiter(clock)
+  /** `windows`: where the keys' rpm counts live (PostgreSQL mode: the database, shared by the replicas). */
+  constructor(private repo: ComputeRepository, private tx: Transactor, private clock: Clock, private log: Logger, private timeoutMs: number, private dataKey: Buffer, windows: WindowStore = new MemoryWindows()) {
+    this.limiter = new SlidingWindowLimiter(clock, 60_000, windows)
     this.load()
   }
 

@@ -23,6 +23,7 @@ import m0017 from '../../migrations/0017_usage_rollups.sql' with { type: 'text' 
 import m0018 from '../../migrations/0018_a2a_push.sql' with { type: 'text' }
 import m0019 from '../../migrations/0019_key_position.sql' with { type: 'text' }
 import m0020 from '../../migrations/0020_replicas.sql' with { type: 'text' }
+import m0021 from '../../migrations/0021_rate_windows.sql' with { type: 'text' }
 
 export const sqlByTag: Record<string, string> = {
   '0000_init': m0000,
@@ -46,6 +47,7 @@ export const sqlByTag: Record<string, string> = {
   '0018_a2a_push': m0018,
   '0019_key_position': m0019,
   '0020_replicas': m0020,
+  '0021_rate_windows': m0021,
 }
 
 export const journalEntries: { idx: number; when: number; tag: string; breakpoints: boolean }[] = journal.entries

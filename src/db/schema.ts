@@ -53,6 +53,17 @@ export const replicas = sqliteTable('replicas', {
   heartbeatAt: integer('heartbeat_at').notNull(),
 })
 
+/**
+ * PostgreSQL mode: the rate limiters' windows (src/http/rate-windows.ts), shared by the replicas; on
+ * SQLite they live in the process's memory and this table stays empty.
+ */
+export const rateWindows = sqliteTable('rate_windows', {
+  key: text('key').primaryKey(),
+  start: integer('start').notNull(),
+  prev: integer('prev').notNull(),
+  curr: integer('curr').notNull(),
+})
+
 export const jobs = sqliteTable('jobs', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   kind: text('kind').notNull(),

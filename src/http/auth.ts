@@ -7,7 +7,7 @@ import { KEY_SERVICE_PREFIX, type ApiKeyRow, type KeyService } from '../keys/ser
 import { assertActive, type OperatorRow, type OperatorService } from '../operators/service'
 import type { TokenClaims, TokenService } from '../operators/tokens'
 import { badRequest, forbidden, ProblemError, unauthorized } from './errors'
-import { rateLimitHeaders, setRateLimitHeaders, SlidingWindowLimiter } from './ratelimit'
+import { rateLimitHeaders, setRateLimitHeaders, SlidingWindowLimiter, type WindowStore } from './ratelimit'
 import type { StreamGuard } from './sse'
 
 /** What re-validating a principal later needs (the presented key, or the token's version and expiry). */
@@ -28,6 +28,8 @@ export interface AuthOptions {
   bearerRpm: number
   /** How often open event streams re-check their credential. */
   streamCheckMs: number
+  /** Where the request counts live (default: this process's memory; PostgreSQL mode: the database). */
+  windows?: WindowStore
 }
 
 /** Which credentials a route accepts. `optional` = none required, but a valid one is resolved. */
@@ -98,7 +100,7 @@ export class Authenticator {
     private tokens: TokenService, private operators: OperatorService, private keys: KeyService, private clock: Clock,
     private opts: AuthOptions = { bearerRpm: 600, streamCheckMs: 2000 },
   ) {
-    this.limiter = new SlidingWindowLimiter(clock)
+    this.limiter = new SlidingWindowLimiter(clock, 60_000, opts.windows)
   }
 
   /**

@@ -1,6 +1,7 @@
 // Sliding-window rate limiter (weighted two-window counter, as Cloudflare and most gateways use):
 // the count in the previous fixed window is weighted by how much of it still overlaps the sliding
-// window. Memory is O(1) per key (see docs/foundation.md). All timing reads the service clock.
+// window. O(1) state per key (see docs/foundation.md), in memory or, in PostgreSQL mode, in the
+// database (WindowStore). All timing reads the service clock.
 import type { Clock } from '../clock'
 
 export interface RateDecision {
@@ -13,30 +14,58 @@ export interface RateDecision {
   reset: number
 }
 
-interface Window { start: number; prev: number; curr: number }
+export interface Window { start: number; prev: number; curr: number }
+
+/**
+ * Where a limiter's windows live: this process's memory (MemoryWindows), or, in PostgreSQL mode,
+ * the database, so that replicas count together (src/http/rate-windows.ts).
+ */
+export interface WindowStore {
+  /** Changes the key's window (undefined: none yet) as `fn` says, atomically per key, and answers what `fn` answers. `window: null` removes it. */
+  update<T>(key: string, fn: (w: Window | undefined) => { window: Window | null; answer: T }): T
+  /** The key's window as stored. */
+  get(key: string): Window | undefined
+  /** Forgets the windows that started at or before `before`. */
+  sweep(before: number): void
+}
+
+export class MemoryWindows implements WindowStore {
+  private windows = new Map<string, Window>()
+  update<T>(key: string, fn: (w: Window | undefined) => { window: Window | null; answer: T }): T {
+    const { window, answer } = fn(this.windows.get(key))
+    if (window) this.windows.set(key, window)
+    else this.windows.delete(key)
+    return answer
+  }
+  get(key: string): Window | undefined { return this.windows.get(key) }
+  sweep(before: number): void { for (const [k, w] of this.windows) if (w.start <= before) this.windows.delete(k) }
+  has(key: string): boolean { return this.windows.has(key) }
+  /** Keys held (the memory a limiter uses). */
+  get size(): number { return this.windows.size }
+}
 
 export class SlidingWindowLimiter {
-  private windows = new Map<string, Window>()
   private sweepAt = 0
 
-  constructor(private clock: Clock, private windowMs = 60_000) {}
+  constructor(private clock: Clock, private windowMs = 60_000, private store: WindowStore = new MemoryWindows()) {}
 
   /** Counts one request for `key` against `limit` per window, if allowed. */
   hit(key: string, limit: number): RateDecision {
     const now = this.clock.now()
     this.sweep(now)
-    const w = this.roll(key, now)
-    const d = this.decide(w, limit, now)
-    if (d.allowed) w.curr++
-    return d
+    return this.store.update(key, (stored) => {
+      const w = this.roll(stored, now)
+      const d = this.decide(w, limit, now)
+      if (d.allowed) w.curr++
+      return { window: w, answer: d }
+    })
   }
 
   /** The decision hit() would make, without counting (with add(): check several keys, then count them all). */
   peek(key: string, limit: number): RateDecision {
     const now = this.clock.now()
-    // A key never counted is not stored: refused callers cannot fill the map by peeking.
-    const w = this.windows.has(key) ? this.roll(key, now) : { start: now - (now % this.windowMs), prev: 0, curr: 0 }
-    const d = this.decide(w, limit, now)
+    // A key never counted is not stored: refused callers cannot fill the store by peeking.
+    const d = this.decide(this.roll(this.store.get(key), now), limit, now)
     return d.allowed ? { ...d, remaining: d.remaining + 1 } : d // nothing counted: one more remains
   }
 
@@ -56,9 +85,9 @@ export class SlidingWindowLimiter {
   add(key: string): void {
     const now = this.clock.now()
     this.sweep(now)
-    this.roll(key, now).curr++
+    this.store.update(key, (stored) => { const w = this.roll(stored, now); w.curr++; return { window: w, answer: undefined } })
   }
-  reset(key: string): void { this.windows.delete(key) }
+  reset(key: string): void { this.store.update(key, () => ({ window: null, answer: undefined })) }
 
   /**
    * Takes back one count made by hit() or add() at clock time `countedAt` (default: now), e.g. a
@@ -67,32 +96,31 @@ export class SlidingWindowLimiter {
    * Never goes below zero.
    */
   release(key: string, countedAt = this.clock.now()): void {
-    if (!this.windows.has(key)) return
-    const w = this.roll(key, this.clock.now())
-    const countedStart = countedAt - (countedAt % this.windowMs)
-    if (countedStart === w.start) w.curr = Math.max(0, w.curr - 1)
-    else if (countedStart === w.start - this.windowMs) w.prev = Math.max(0, w.prev - 1)
+    this.store.update(key, (stored) => {
+      if (!stored) return { window: null, answer: undefined }
+      const w = this.roll(stored, this.clock.now())
+      const countedStart = countedAt - (countedAt % this.windowMs)
+      if (countedStart === w.start) w.curr = Math.max(0, w.curr - 1)
+      else if (countedStart === w.start - this.windowMs) w.prev = Math.max(0, w.prev - 1)
+      return { window: w, answer: undefined }
+    })
   }
 
   /** The window length in seconds (for the `RateLimit-Policy` header). */
   get windowSeconds(): number { return Math.round(this.windowMs / 1000) }
 
-  private roll(key: string, now: number): Window {
+  /** The key's window as of `now` (a new object: the store keeps what update() returns). */
+  private roll(stored: Window | undefined, now: number): Window {
     const start = now - (now % this.windowMs)
-    let w = this.windows.get(key)
-    if (!w) { w = { start, prev: 0, curr: 0 }; this.windows.set(key, w); return w }
-    if (w.start !== start) {
-      w.prev = start - w.start === this.windowMs ? w.curr : 0
-      w.curr = 0
-      w.start = start
-    }
-    return w
+    if (!stored) return { start, prev: 0, curr: 0 }
+    if (stored.start === start) return { ...stored }
+    return { start, prev: start - stored.start === this.windowMs ? stored.curr : 0, curr: 0 }
   }
 
   private sweep(now: number): void {
     if (now < this.sweepAt) return
     this.sweepAt = now + this.windowMs
-    for (const [k, w] of this.windows) if (now - w.start >= 2 * this.windowMs) this.windows.delete(k)
+    this.store.sweep(now - 2 * this.windowMs)
   }
 }
 

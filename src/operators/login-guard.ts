@@ -20,7 +20,7 @@
 import type { Clock } from '../clock'
 import { ProblemError } from '../http/errors'
 import type { ProblemCode } from '../http/problem-codes'
-import { rateLimitHeaders, SlidingWindowLimiter, type RateDecision } from '../http/ratelimit'
+import { MemoryWindows, rateLimitHeaders, SlidingWindowLimiter, type RateDecision, type WindowStore } from '../http/ratelimit'
 
 export interface LoginLimits {
   failuresPerLoginAddress: number
@@ -41,9 +41,10 @@ export class LoginGuard {
   private failures: SlidingWindowLimiter
   private signups: SlidingWindowLimiter
 
-  constructor(private clock: Clock, private limits: LoginLimits) {
-    this.failures = new SlidingWindowLimiter(clock, LOGIN_WINDOW_MS)
-    this.signups = new SlidingWindowLimiter(clock, SIGNUP_WINDOW_MS)
+  /** `windows`: where the counts live, by limiter name (PostgreSQL mode: the database, shared by the replicas). */
+  constructor(private clock: Clock, private limits: LoginLimits, windows: (name: string) => WindowStore = () => new MemoryWindows()) {
+    this.failures = new SlidingWindowLimiter(clock, LOGIN_WINDOW_MS, windows('login-failures'))
+    this.signups = new SlidingWindowLimiter(clock, SIGNUP_WINDOW_MS, windows('signups'))
   }
 
   /**

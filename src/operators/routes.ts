@@ -18,7 +18,7 @@ export function operatorRoutes(s: Services) {
   const tag = ['Auth']
   const issue = (op: { id: string; tokenVersion: number }) => s.tokens.issue(op.id, op.tokenVersion)
   const lim = s.config.login
-  const guard = new LoginGuard(s.clock, lim) // sign-in and sign-up brute-force limits (docs/foundation.md, "Logins")
+  const guard = new LoginGuard(s.clock, lim, s.rateWindows) // sign-in and sign-up brute-force limits (docs/foundation.md, "Logins")
 
   return [
     defineRoute({

@@ -5,7 +5,7 @@
 // ledger holds one debit per task and adds up to the balance, every receipt verifies against the
 // shared signer, and the agent's state-root chain has one link per task — the jobs the dead replica
 // held were claimed again once its lease (2 s here) ran out. The killed replica, started again on its
-// data dir, serves again.
+// data dir, serves again. And the limits count requests on both replicas together.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startServer, tempDir, type TestServer } from '../helpers/server'
 import { startPostgres, TEST_POSTGRES, type Postgres } from '../helpers/postgres'
@@ -126,4 +126,17 @@ describe.skipIf(!pg)('two replicas on one database', () => {
     expect((await b.get('/readyz')).status).toBe(200)
     expect((await b.get(`/api/v1/tasks/${answers[0]!.body.id}`, { token })).body.status).toBe('COMPLETED')
   }, 120_000)
+
+  test('a key\'s rate limit and the sign-in limit hold across replicas as on one box', async () => {
+    const [a, b] = replicas as [TestServer, TestServer]
+    const key = await a.createKey(token, 'five-a-minute', { rateLimitRpm: 5 })
+    // alternately on each replica: 5 answered, then 429 on both (per process it would be 5 each)
+    const statuses: number[] = []
+    for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).get('/api/v1/whoami', { key: key.key })).status)
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429])
+    // failed sign-ins of one login from one address: 10 per 15 minutes in all, whichever replica
+    const tries: number[] = []
+    for (let i = 0; i < 12; i++) tries.push((await (i % 2 ? b : a).post('/api/v1/auth/login', { login: 'admin', password: `wrong-${i}` })).status)
+    expect(tries).toEqual([...Array(10).fill(401), 429, 429])
+  }, 60_000)
 })

@@ -108,6 +108,8 @@ describe.skipIf(TEST_POSTGRES !== null)('upgrade from events in task_events (mig
         // ... and 0020's replicas and job owner
         db.run('DROP TABLE replicas')
         db.run('ALTER TABLE jobs DROP COLUMN owner')
+        // ... and 0021's rate windows
+        db.run('DROP TABLE rate_windows')
         db.run('DELETE FROM __drizzle_migrations WHERE created_at >= ?1', [journalEntries.find((e) => e.tag === '0013_task_timeline')!.when])
       })()
     } finally { db.close() }

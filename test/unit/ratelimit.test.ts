@@ -3,7 +3,7 @@
 // to a window boundary with setSystemTime and every move in time goes through clock.advance().
 import { afterEach, beforeEach, describe, expect, setSystemTime, test } from 'bun:test'
 import { Clock } from '../../src/clock'
-import { rateLimitHeaders, SlidingWindowLimiter, type RateDecision } from '../../src/http/ratelimit'
+import { rateLimitHeaders, MemoryWindows, SlidingWindowLimiter, type RateDecision } from '../../src/http/ratelimit'
 
 const W = 60_000
 const T0 = 1_800_000_000_000 // a multiple of W: the start of a window
@@ -11,10 +11,13 @@ expect(T0 % W).toBe(0)
 
 let clock: Clock
 let rl: SlidingWindowLimiter
+/** The limiter's windows (this process's memory, as on SQLite). */
+let store: MemoryWindows
 beforeEach(() => {
   setSystemTime(new Date(T0))
   clock = new Clock()
-  rl = new SlidingWindowLimiter(clock, W)
+  store = new MemoryWindows()
+  rl = new SlidingWindowLimiter(clock, W, store)
 })
 afterEach(() => { setSystemTime() })
 
@@ -256,7 +259,7 @@ describe('keys, peek, add, reset', () => {
     rl.release('k')
     rl.release('k')
     expect(hitUntilRefused('k', 3).allowed.length).toBe(3)
-    expect((rl as unknown as { windows: Map<string, unknown> }).windows.has('never-seen')).toBe(false)
+    expect(store.has('never-seen')).toBe(false)
   })
 
   test('a count released after its window rolled is taken from the previous window', async () => {
@@ -283,14 +286,14 @@ describe('keys, peek, add, reset', () => {
 
   test('peek does not store keys it has never counted', () => {
     for (let i = 0; i < 100; i++) expect(rl.peek(`probe-${i}`, 1).allowed).toBe(true)
-    expect((rl as unknown as { windows: Map<string, unknown> }).windows.size).toBe(0)
+    expect(store.size).toBe(0)
   })
 
   test('add sweeps idle keys too', async () => {
     rl.add('old')
     await at(2 * W)
     rl.add('new')
-    const windows = (rl as unknown as { windows: Map<string, unknown> }).windows
+    const windows = store
     expect(windows.has('old')).toBe(false)
     expect(windows.has('new')).toBe(true)
   })
@@ -304,7 +307,7 @@ describe('keys, peek, add, reset', () => {
     rl.hit('old', 5)
     await at(2 * W)
     rl.hit('new', 5)
-    const windows = (rl as unknown as { windows: Map<string, unknown> }).windows
+    const windows = store
     expect(windows.has('old')).toBe(false)
     expect(windows.has('new')).toBe(true)
   })

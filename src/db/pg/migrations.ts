@@ -7,6 +7,7 @@ import m0002 from '../../../migrations/pg/0002_seed.sql' with { type: 'text' }
 import m0003 from '../../../migrations/pg/0003_ipfs_blocks.sql' with { type: 'text' }
 import m0004 from '../../../migrations/pg/0004_key_position.sql' with { type: 'text' }
 import m0005 from '../../../migrations/pg/0005_replicas.sql' with { type: 'text' }
+import m0006 from '../../../migrations/pg/0006_rate_windows.sql' with { type: 'text' }
 
 export const PG_MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: '0000_init', sql: m0000 },
@@ -15,4 +16,5 @@ export const PG_MIGRATIONS: readonly { tag: string; sql: string }[] = [
   { tag: '0003_ipfs_blocks', sql: m0003 },
   { tag: '0004_key_position', sql: m0004 },
   { tag: '0005_replicas', sql: m0005 },
+  { tag: '0006_rate_windows', sql: m0006 },
 ]
