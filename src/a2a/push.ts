@@ -85,6 +85,7 @@ export class A2aPush {
 
   /** 403 PUSH_CONFIG_LIMIT_REACHED when the operator has its most configs of unfinished tasks (before a message that brings one is run). */
   assertRoom(operatorId: string): void {
+    this.d.tx.lock(`limits:${operatorId}`) // replicas: one count-then-insert at a time per operator
     const live = this.d.repo.countLive(operatorId)
     if (live >= this.d.maxLivePerOperator) throw this.limit('operator', this.d.maxLivePerOperator)
   }

@@ -58,6 +58,7 @@ export class AgentService {
     const id = `agent_${slug}_${randomToken(6).toLowerCase()}`
     const now = this.clock.now()
     return this.tx.write(() => {
+      this.tx.lock(`limits:${operatorId}`) // replicas: one count-then-insert at a time per operator
       if (limit !== null && this.repo.activeCount(operatorId) >= limit) {
         throw forbidden('AGENT_LIMIT_REACHED', `the ${tier} tier allows ${limit} active agents; archive one or upgrade`, { limit })
       }

@@ -69,6 +69,7 @@ export class ApprovalService {
     const money = `${value}${action.currency ? ` ${action.currency}` : ''}`
     const threshold: Evaluation = { name: 'approval_threshold', result: 'fail', reason: `requestedValue ${money} exceeds approvalThreshold ${g.approvalThreshold}` }
     if (autoApprove) return null
+    this.tx.lock(`limits:${task.operatorId}`) // replicas: one count-then-hold at a time per operator
     const pending = this.repo.pendingCount(task.operatorId)
     if (pending >= this.maxPending) {
       const next = this.repo.nextExpiry(task.operatorId) ?? now

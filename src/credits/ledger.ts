@@ -28,6 +28,12 @@ export class Ledger {
 
   balance(operatorId: string): Balance | null { return this.repo.balance(operatorId) }
 
+  /** The balance row, locked after the operator's limits lock (the order every path takes them in: Transactor.lock). */
+  private locked(operatorId: string): Balance | null {
+    this.tx.lock(`limits:${operatorId}`)
+    return this.repo.balanceLocked(operatorId)
+  }
+
   /** Throws InsufficientCredits unless the operator holds `amount` credits (inside the caller's transaction when it must hold until its debit). */
   assertCovers(operatorId: string, amount: number): void {
     const b = this.balance(operatorId)
@@ -44,7 +50,7 @@ export class Ledger {
    * second call with the same ref changes nothing and returns false.
    */
   debit(operatorId: string, amount: number, reason: string, ref: string, taskId: string | null = null): boolean {
-    const b = this.repo.balanceLocked(operatorId) // first: the ref check below then sees a concurrent move's entry
+    const b = this.locked(operatorId) // first: the ref check below then sees a concurrent move's entry
     if (this.repo.entryByRef(ref)) return false
     const total = b ? totalOf(b) : 0
     if (!b || total < amount) throw new InsufficientCredits(amount, total)
@@ -60,7 +66,7 @@ export class Ledger {
   /** Adds purchased or granted credits (they carry over monthly resets). Idempotent by ref. */
   credit(operatorId: string, amount: number, reason: string, ref: string, taskId: string | null = null): boolean {
     if (!Number.isInteger(amount) || amount <= 0) throw new ProblemError(400, 'INVALID_AMOUNT', 'amount must be a positive integer')
-    const b = this.repo.balanceLocked(operatorId)
+    const b = this.locked(operatorId)
     if (this.repo.entryByRef(ref)) return false
     if (!b) throw new ProblemError(404, 'NOT_FOUND', 'credit account not found')
     this.repo.setBalances(operatorId, b.allocationBalance, b.purchasedBalance + amount)
@@ -73,7 +79,7 @@ export class Ledger {
    * does not carry over; purchased credits are untouched). Idempotent by ref.
    */
   refill(operatorId: string, allocation: number, ref: string): boolean {
-    const b = this.repo.balanceLocked(operatorId)
+    const b = this.locked(operatorId)
     if (this.repo.entryByRef(ref)) return false
     if (!b) { this.open(operatorId, allocation); return true }
     const delta = allocation - b.allocationBalance
@@ -100,7 +106,7 @@ export class Ledger {
    * from_allocation) count by their bucket label.
    */
   refund(operatorId: string, debitRef: string, reason: string, taskId: string | null = null): boolean {
-    const b = this.repo.balanceLocked(operatorId)!
+    const b = this.locked(operatorId)!
     const debit = this.repo.entryByRef(debitRef)
     if (!debit || this.repo.entryByRef(`refund:${debitRef}`)) return false
     const amount = -debit.delta

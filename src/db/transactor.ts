@@ -14,6 +14,14 @@ export interface Transactor {
   read<T>(fn: () => T): T
   /** Whether a transaction is open on the connection (what runs now may still roll back). */
   inTransaction(): boolean
+  /**
+   * Inside write(): the write transactions that lock the same `key` run one after the other until
+   * this one ends — for a check that counts rows and then writes one (a limit), which two replicas
+   * must not both pass. PostgreSQL: an advisory transaction lock; SQLite: nothing to do (its write
+   * transactions already run one at a time). Keys used: `limits:<operatorId>` (every per-operator
+   * limit and every credit move), `x402:<wallet>`, `faucet`; always taken in that order.
+   */
+  lock(key: string): void
 }
 
 export class SqliteTransactor implements Transactor {
@@ -21,4 +29,5 @@ export class SqliteTransactor implements Transactor {
   write<T>(fn: () => T): T { return this.sqlite.transaction(fn).immediate() }
   read<T>(fn: () => T): T { return this.sqlite.transaction(fn)() }
   inTransaction(): boolean { return this.sqlite.inTransaction }
+  lock(_key: string): void { /* BEGIN IMMEDIATE: one write transaction at a time already */ }
 }

@@ -177,6 +177,8 @@ export class GuardrailStore {
       if (hit !== null) return `the prompt contains a blocked pattern (${JSON.stringify(hit)})`
     }
     const now = this.clock.now()
+    // replicas: one count-then-admit at a time per operator (inside the submit's transaction)
+    if (g.maxTasksPerHour !== null || g.maxCreditsPerDay !== null) this.tx.lock(`limits:${task.operatorId}`)
     if (g.maxTasksPerHour !== null && opts.countTasks !== false) {
       const n = this.admittedSince(task.operatorId, now - HOUR_MS, task.id)
       if (n >= g.maxTasksPerHour) return `maxTasksPerHour (${g.maxTasksPerHour}) reached: ${n} task(s) in the last 60 minutes`

@@ -70,6 +70,7 @@ export class KeyService {
     const rpm = input.rateLimitRpm ?? limits.defaultRpm
     if (rpm > limits.maxRpm) throw badRequest('RATE_LIMIT_TOO_HIGH', `rateLimitRpm ${rpm} exceeds the ${tier} cap of ${limits.maxRpm}`, { maxRateLimitRpm: limits.maxRpm })
     return this.tx.write(() => {
+      this.tx.lock(`limits:${operatorId}`) // replicas: one count-then-insert at a time per operator
       if (limits.keys !== null && this.repo.countOperatorKeys(operatorId) >= limits.keys) {
         throw forbidden('KEY_LIMIT_REACHED', `the ${tier} tier allows ${limits.keys} active keys; revoke one or upgrade`, { limit: limits.keys })
       }

@@ -55,6 +55,7 @@ export class Faucet {
     const owner = this.wallets.operatorOf(wallet) // credits go to the bound wallet's operator, never to the caller as such
     const startsCooldown = amount >= units(f.defaultUsdc) || (caller !== null && caller.operator.id === owner)
     return this.tx.write(() => {
+      this.tx.lock('faucet') // replicas: the address, wallet and operator rules counted one claim at a time
       const used = this.repo.claimsByClient(clientAddress, now - DAY)
       if (used.n >= f.perAddressPerDay) {
         throw limited('FAUCET_ADDRESS_LIMIT', `this client address made ${f.perAddressPerDay} faucet calls in the last 24 hours`, (used.oldest ?? now) + DAY, now, { limit: f.perAddressPerDay })

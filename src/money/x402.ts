@@ -269,6 +269,7 @@ export class X402Gate {
   }
 
   private assertHourly(payer: string): void {
+    this.tx.lock(`x402:${payer.toLowerCase()}`) // replicas: one count-then-pay at a time per wallet
     const st = this.hourlyOf(payer)
     if (st.rateLimitRemaining === 0) {
       throw new ProblemError(429, 'X402_RATE_LIMITED', `wallet ${payer} reached ${st.rateLimitMax} paid requests this hour`, { retryAfterSeconds: Math.ceil(st.rateLimitResetMs / 1000) }, { 'retry-after': String(Math.max(1, Math.ceil(st.rateLimitResetMs / 1000))), 'x-ratelimit-reset': String(st.rateLimitResetUnix) })

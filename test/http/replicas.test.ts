@@ -127,13 +127,18 @@ describe.skipIf(!pg)('two replicas on one database', () => {
     expect((await b.get(`/api/v1/tasks/${answers[0]!.body.id}`, { token })).body.status).toBe('COMPLETED')
   }, 120_000)
 
-  test('a key\'s rate limit and the sign-in limit hold across replicas as on one box', async () => {
+  test('a key\'s rate limit, the plan\'s agent limit and the sign-in limit hold across replicas as on one box', async () => {
     const [a, b] = replicas as [TestServer, TestServer]
     const key = await a.createKey(token, 'five-a-minute', { rateLimitRpm: 5 })
     // alternately on each replica: 5 answered, then 429 on both (per process it would be 5 each)
     const statuses: number[] = []
     for (let i = 0; i < 8; i++) statuses.push((await (i % 2 ? b : a).get('/api/v1/whoami', { key: key.key })).status)
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429])
+    // a count-then-insert limit (FREE: 3 active agents; one exists) raced from both replicas at once:
+    // exactly the two that fit are registered (Transactor.lock; the race is narrow, so the lock itself
+    // is shown by test/unit/pg-transactor.test.ts)
+    const raced = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).post('/api/v1/agents/register', { displayName: `racer-${i}`, capabilities: ['general'] }, { token })))
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 403, 403, 403, 403, 403, 403])
     // failed sign-ins of one login from one address: 10 per 15 minutes in all, whichever replica
     const tries: number[] = []
     for (let i = 0; i < 12; i++) tries.push((await (i % 2 ? b : a).post('/api/v1/auth/login', { login: 'admin', password: `wrong-${i}` })).status)

@@ -18,6 +18,11 @@ export class PgTransactor implements Transactor {
 
   inTransaction(): boolean { return this.depth > 0 }
 
+  lock(key: string): void {
+    if (this.depth === 0) return // outside a transaction it would end at once
+    this.conn.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key])
+  }
+
   private run<T>(fn: () => T, begin: string): T {
     const level = this.depth
     const savepoint = `sp${level}`
