@@ -2,7 +2,7 @@
 // checks, is read through a read cache that only writes to its own columns clear.
 import { and, asc, count, eq, gt, or, sql } from 'drizzle-orm'
 import type { Db } from '../db'
-import { isPostgres } from '../db/dialect'
+import { forUpdate } from '../db/dialect'
 import { readCacheOn, type RowCache } from '../db/read-cache'
 import { agents } from '../db/schema'
 import type { Metrics } from './fingerprint'
@@ -43,10 +43,7 @@ export class AgentRepository {
       byId: () => db.select().from(agents).where(eq(agents.id, p('id'))).prepare(),
       // PostgreSQL: the row locked until the transaction ends, so replicas extending one agent's chain
       // take turns (SQLite's write transaction holds the whole database already).
-      byIdLocked: () => {
-        const q = db.select().from(agents).where(eq(agents.id, p('id')))
-        return (isPostgres(db) ? (q as unknown as { for(strength: 'update'): typeof q }).for('update') : q).prepare()
-      },
+      byIdLocked: () => forUpdate(db, db.select().from(agents).where(eq(agents.id, p('id')))).prepare(),
       identity: () => db.select(IDENTITY).from(agents).where(eq(agents.id, p('id'))).prepare(),
       withTasks: () => db.select().from(agents).where(or(gt(agents.totalTasks, 0), gt(agents.failedTasks, 0))).prepare(),
       activeCount: () => db.select({ n: count() }).from(agents).where(and(eq(agents.operatorId, p('operatorId')), eq(agents.status, 'ACTIVE'))).prepare(),

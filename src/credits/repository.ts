@@ -1,7 +1,7 @@
 // The credit ledger's tables (docs/architecture.md, "Data layer"): a balance row per operator and
 // the append-only ledger entries; and the month's task figures of the credits dashboard.
 import { and, asc, count, desc, eq, gt, gte, lt, ne, sql } from 'drizzle-orm'
-import { isPostgres } from '../db/dialect'
+import { forUpdate } from '../db/dialect'
 import type { Db } from '../db'
 import { creditBalances, ledgerEntries, tasks } from '../db/schema'
 import { preparedOnUse, setTo } from '../db/sql'
@@ -29,10 +29,7 @@ export class CreditsRepository {
     this.q = preparedOnUse({
       balance: () => db.select().from(b).where(eq(b.operatorId, p('operatorId'))).prepare(),
       // PostgreSQL: locked until the transaction ends, so concurrent moves (replicas) read and set it in turn
-      balanceLocked: () => {
-        const q = db.select().from(b).where(eq(b.operatorId, p('operatorId')))
-        return (isPostgres(db) ? (q as unknown as { for(strength: 'update'): typeof q }).for('update') : q).prepare()
-      },
+      balanceLocked: () => forUpdate(db, db.select().from(b).where(eq(b.operatorId, p('operatorId')))).prepare(),
       open: () => db.insert(b).values({ operatorId: p('operatorId'), allocationBalance: p('allocation'), purchasedBalance: 0, monthlyAllocation: p('allocation'), lastResetAt: p('now') })
         .onConflictDoNothing({ target: b.operatorId }).returning({ operatorId: b.operatorId }).prepare(),
       set: () => db.update(b).set({ allocationBalance: setTo('allocation'), purchasedBalance: setTo('purchased') }).where(eq(b.operatorId, p('operatorId'))).prepare(),

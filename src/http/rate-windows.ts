@@ -4,7 +4,7 @@
 // transaction (four round trips, ~0.4 ms on loopback); SQLite mode keeps the windows in memory.
 import { and, eq, lte, sql } from 'drizzle-orm'
 import type { Db } from '../db'
-import { isPostgres } from '../db/dialect'
+import { forUpdate } from '../db/dialect'
 import { rateWindows as t } from '../db/schema'
 import { preparedOnUse } from '../db/sql'
 import type { Transactor } from '../db/transactor'
@@ -18,10 +18,7 @@ export class RateWindowRepository {
   constructor(db: Db) {
     this.q = preparedOnUse({
       get: () => db.select({ start: t.start, prev: t.prev, curr: t.curr }).from(t).where(eq(t.key, p('key'))).prepare(),
-      locked: () => {
-        const q = db.select({ start: t.start, prev: t.prev, curr: t.curr }).from(t).where(eq(t.key, p('key')))
-        return (isPostgres(db) ? (q as unknown as { for(strength: 'update'): typeof q }).for('update') : q).prepare()
-      },
+      locked: () => forUpdate(db, db.select({ start: t.start, prev: t.prev, curr: t.curr }).from(t).where(eq(t.key, p('key')))).prepare(),
       put: () => db.insert(t).values({ key: p('key'), start: p('start'), prev: p('prev'), curr: p('curr') })
         .onConflictDoUpdate({ target: t.key, set: { start: sql`excluded.start`, prev: sql`excluded.prev`, curr: sql`excluded.curr` } }).prepare(),
       delete: () => db.delete(t).where(eq(t.key, p('key'))).prepare(),
